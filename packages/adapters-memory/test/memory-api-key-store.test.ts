@@ -1,0 +1,27 @@
+import type { ApiKeyName } from '@pets/domain'
+import { describeApiKeyStoreContract, run } from '@pets/domain/testing'
+import * as O from 'fp-ts/Option'
+import { describe, expect, it } from 'vitest'
+import { createMemoryApiKeyStore, sha256Hex } from '../src/index.js'
+
+describeApiKeyStoreContract('memory', async () => ({ store: createMemoryApiKeyStore(), close: async () => {} }))
+
+describe('memory API-key store', () => {
+  it('trusts the keys it is given, under ids with its prefix', async () => {
+    const store = createMemoryApiKeyStore({ keys: [{ key: 'k1', name: 'first' }, { key: 'k2', name: 'second' }], idPrefix: 'env-' })
+    expect(await run(store.authenticate('k1'))).toEqual(O.some({ keyId: 'env-1', name: 'first' }))
+    expect(await run(store.authenticate('k2'))).toEqual(O.some({ keyId: 'env-2', name: 'second' }))
+    expect(await run(store.authenticate('k3'))).toEqual(O.none)
+  })
+
+  it('keeps no key in plain text, only its SHA-256 digest', async () => {
+    const store = createMemoryApiKeyStore({ keys: [{ key: 'plain-secret-key', name: 'a' }] })
+    const issued = await run(store.issue('b' as ApiKeyName))
+    // Whatever the store holds is reachable from its closures; a heap-free check is to look at
+    // everything it can show, and at the digest it is keyed by.
+    const shown = JSON.stringify(await run(store.list()))
+    expect(shown).not.toContain('plain-secret-key')
+    expect(shown).not.toContain(issued.key)
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+  })
+})

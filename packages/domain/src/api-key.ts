@@ -1,0 +1,31 @@
+import * as t from 'io-ts'
+import { checked } from './checked.js'
+
+/** The identifier of an API key: safe to log and show, unlike the key itself. */
+export type ApiKeyId = string
+
+/** Who called: the API key that authenticated a request, by id and name. Never the key. */
+export type ApiKeyOwner = { readonly keyId: ApiKeyId; readonly name: string }
+
+/** What the store keeps about a key: never the key, only facts about it. */
+export type ApiKeyRecord = {
+  readonly id: ApiKeyId
+  readonly name: string
+  readonly createdAt: Date
+  readonly revokedAt: Date | null
+  readonly lastUsedAt: Date | null
+}
+
+/** A key just issued: the only moment its plain text exists. */
+export type IssuedApiKey = { readonly key: string; readonly record: ApiKeyRecord }
+
+export interface ApiKeyNameBrand {
+  readonly ApiKeyName: unique symbol
+}
+/** A label for a key, so people know whose it is: 1 to 100 characters, not all white space. */
+export type ApiKeyName = t.Branded<string, ApiKeyNameBrand>
+export const ApiKeyName = checked<ApiKeyName, string>('ApiKeyName', t.string, 'must be a string', (s) =>
+  /\S/u.test(s) && s.length <= 100 && !/[\u0000-\u001F]/u.test(s)
+    ? undefined
+    : 'must have 1 to 100 characters, not all white space and no control characters',
+)

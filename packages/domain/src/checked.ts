@@ -1,0 +1,45 @@
+import * as t from 'io-ts'
+
+/**
+ * A codec that accepts what `base` accepts and `problem` finds nothing wrong with. Each failure
+ * carries a message for people ("must be …"), which `describeErrors` puts after the field's name.
+ */
+export const checked = <B extends A, A>(
+  name: string,
+  base: t.Type<A, A, unknown>,
+  expected: string,
+  problem: (value: A) => string | undefined,
+): t.Type<B, A, unknown> =>
+  new t.Type<B, A, unknown>(
+    name,
+    (u): u is B => base.is(u) && problem(u) === undefined,
+    (u, c) => {
+      if (!base.is(u)) return t.failure(u, c, expected)
+      const found = problem(u)
+      return found === undefined ? t.success(u as B) : t.failure(u, c, found)
+    },
+    (b) => b,
+  )
+
+/** One thing wrong with an input: the dotted path of the field and what it must be. */
+export type Issue = { readonly field: string; readonly problem: string }
+
+// Intersections and unions add context entries of their own; only object keys and array indexes
+// name a place in the input.
+const naming = new Set(['InterfaceType', 'PartialType', 'StrictType', 'ExactType', 'ArrayType', 'ReadonlyArrayType'])
+
+/** Turns io-ts errors into one issue per offending field, in the order they were found. */
+export const describeErrors = (errors: t.Errors): ReadonlyArray<Issue> => {
+  const issues = new Map<string, Issue>()
+  for (const error of errors) {
+    const path: Array<string> = []
+    for (let i = 1; i < error.context.length; i++) {
+      const parent = error.context[i - 1]?.type as { _tag?: string } | undefined
+      if (parent?._tag !== undefined && naming.has(parent._tag)) path.push(error.context[i]?.key ?? '')
+    }
+    const field = path.join('.')
+    const problem = error.value === undefined && path.length > 0 ? 'is required' : (error.message ?? 'is invalid')
+    if (!issues.has(field)) issues.set(field, { field, problem })
+  }
+  return [...issues.values()]
+}

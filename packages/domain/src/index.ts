@@ -1,0 +1,8 @@
+export * from './api-key.js'
+export { anyAuthenticator } from './authenticators.js'
+export { checked, describeErrors, type Issue } from './checked.js'
+export { decodeNewPet, decodeWith } from './decode.js'
+export * from './errors.js'
+export * from './pet.js'
+export type * from './ports.js'
+export * from './use-cases/index.js'

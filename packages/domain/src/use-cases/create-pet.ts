@@ -1,0 +1,12 @@
+import type * as TE from 'fp-ts/TaskEither'
+import type { StoreUnavailable } from '../errors.js'
+import { toPetData, type NewPet, type Pet } from '../pet.js'
+import type { PetRepository } from '../ports.js'
+
+export type CreatePetDeps = { readonly pets: PetRepository }
+
+/** Adds a pet to the catalogue; the store assigns its id. */
+export const createPet =
+  ({ pets }: CreatePetDeps) =>
+  (pet: NewPet): TE.TaskEither<StoreUnavailable, Pet> =>
+    pets.add(toPetData(pet))

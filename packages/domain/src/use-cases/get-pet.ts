@@ -1,0 +1,24 @@
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
+import { gone, petNotFound, type Gone, type PetNotFound, type StoreUnavailable } from '../errors.js'
+import type { Pet, PetId } from '../pet.js'
+import type { Clock, PetRepository } from '../ports.js'
+
+/** CONTRACT: getPet is deprecated and removed on 5 December 2030; from then on it is Gone. */
+export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z')
+
+export type GetPetDeps = { readonly pets: PetRepository; readonly clock: Clock }
+
+/**
+ * Finds one pet by id. Deprecated: list with a status filter instead. From the sunset on it
+ * answers `Gone` for every id, found or not.
+ */
+export const getPet =
+  ({ pets, clock }: GetPetDeps) =>
+  (id: PetId): TE.TaskEither<Gone | PetNotFound | StoreUnavailable, Pet> =>
+    clock.now().getTime() >= GET_PET_SUNSET.getTime()
+      ? TE.left(gone('getPet', GET_PET_SUNSET))
+      : pipe(
+          pets.findById(id),
+          TE.flatMap(TE.fromOption(() => petNotFound(id))),
+        )

@@ -1,0 +1,27 @@
+import * as O from 'fp-ts/Option'
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
+import type { StoreUnavailable } from '../errors.js'
+import type { PageCursor, Pet, PetQuery } from '../pet.js'
+import type { PetRepository } from '../ports.js'
+
+/** One page of a listing, and where the next one starts when more pets match. */
+export type PetPage = { readonly pets: ReadonlyArray<Pet>; readonly next: O.Option<PageCursor> }
+
+export type ListPetsDeps = { readonly pets: PetRepository }
+
+/** Lists pets in id order, a page at a time, optionally only those of one status. */
+export const listPets =
+  ({ pets }: ListPetsDeps) =>
+  (query: PetQuery): TE.TaskEither<StoreUnavailable, PetPage> =>
+    pipe(
+      // One row more than asked tells whether a next page exists.
+      pets.list({ ...query, after: query.after ?? (0 as PageCursor), limit: query.limit + 1 }),
+      TE.map((rows) => toPage(rows, query.limit)),
+    )
+
+const toPage = (rows: ReadonlyArray<Pet>, limit: number): PetPage => {
+  if (rows.length <= limit) return { pets: rows, next: O.none }
+  const pets = rows.slice(0, limit)
+  return { pets, next: O.some(pets[pets.length - 1]!.id as number as PageCursor) }
+}

@@ -1,0 +1,89 @@
+// Fails when an import breaks the dependency rule: domain ← adapters ← apps.
+// It reads every source file of every workspace package and checks each import specifier against
+// the package's layer and against the dependencies its package.json declares.
+import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs'
+import { builtinModules } from 'node:module'
+import { join, relative, resolve, dirname } from 'node:path'
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..')
+const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]))
+
+const workspaces = ['packages', 'apps', 'bench']
+  .map((dir) => join(root, dir))
+  .filter((dir) => existsSync(dir))
+  .flatMap((dir) => readdirSync(dir).map((name) => join(dir, name)))
+  .filter((dir) => existsSync(join(dir, 'package.json')))
+  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
+
+const layerOf = (dir) => {
+  const rel = relative(root, dir)
+  if (rel === 'packages/domain') return 'domain'
+  if (rel.startsWith('packages/adapters-')) return 'adapter'
+  if (rel.startsWith('packages/')) return 'library'
+  return 'app'
+}
+
+// What each layer may import, beyond the rule that every bare import must be declared.
+const rules = {
+  domain: (spec, file) =>
+    ['io-ts', 'fp-ts'].includes(packageName(spec)) ||
+    (file.includes('/src/testing/') && packageName(spec) === 'vitest') ||
+    'the domain imports only io-ts and fp-ts (and vitest in its testing entry)',
+  adapter: (spec) =>
+    !(spec.startsWith('@pets/') && packageName(spec) !== '@pets/domain') ||
+    'an adapter imports @pets/domain and its own technology, never another adapter or an app',
+  library: (spec) =>
+    !(spec.startsWith('@pets/adapters-') || spec.startsWith('@pets/api')) ||
+    'a library package imports no adapter and no app',
+  app: () => true,
+}
+
+const packageName = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/')
+
+const sourceFiles = (dir) =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return sourceFiles(path)
+    return /\.(ts|mts|js|mjs)$/.test(name) && !name.endsWith('.d.ts') ? [path] : []
+  })
+
+const importPattern =
+  /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+
+const violations = []
+for (const { dir, manifest } of workspaces) {
+  const layer = layerOf(dir)
+  const declared = new Set(Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }))
+  const src = join(dir, 'src')
+  if (!existsSync(src)) continue
+  for (const file of sourceFiles(src)) {
+    const text = readFileSync(file, 'utf8')
+    for (const match of text.matchAll(importPattern)) {
+      const spec = match[1] ?? match[2] ?? match[3]
+      const where = relative(root, file)
+      if (spec.startsWith('.')) {
+        if (!resolve(dirname(file), spec).startsWith(dir + '/'))
+          violations.push(`${where}: '${spec}' reaches outside its package; import the package by name`)
+        continue
+      }
+      if (builtins.has(spec)) {
+        if (layer === 'domain') violations.push(`${where}: '${spec}': the domain does no I/O`)
+        continue
+      }
+      const verdict = rules[layer](spec, file)
+      if (verdict !== true) violations.push(`${where}: '${spec}': ${verdict}`)
+      else if (!declared.has(packageName(spec)) && packageName(spec) !== manifest.name)
+        violations.push(`${where}: '${spec}' is not declared in ${relative(root, dir)}/package.json`)
+    }
+  }
+  for (const dep of Object.keys(manifest.dependencies ?? {})) {
+    const verdict = rules[layer](dep, '')
+    if (verdict !== true) violations.push(`${relative(root, dir)}/package.json depends on ${dep}: ${verdict}`)
+  }
+}
+
+if (violations.length > 0) {
+  console.error(`The dependency rule (domain ← adapters ← apps) is broken:\n- ${violations.join('\n- ')}`)
+  process.exit(1)
+}
+console.log(`dependency rule holds across ${workspaces.length} packages`)
