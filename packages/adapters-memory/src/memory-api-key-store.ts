@@ -1,6 +1,6 @@
 import type { ApiKeyId, ApiKeyRecord, ApiKeyStore, IssuedApiKey } from '@pets/domain'
-import * as O from 'fp-ts/Option'
-import * as TE from 'fp-ts/TaskEither'
+import * as O from 'fp-ts/lib/Option.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
 import { randomBytes } from 'node:crypto'
 import { sameDigest, sha256Hex } from './sha256.js'
 

@@ -1,6 +1,6 @@
 import type { PageCursor, Pet, PetId, PetListing, PetRepository } from '@pets/domain'
-import * as O from 'fp-ts/Option'
-import * as TE from 'fp-ts/TaskEither'
+import * as O from 'fp-ts/lib/Option.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
 
 /** A pet repository in the process's memory: fast, and gone when the process ends. */
 export const createMemoryPetRepository = (): PetRepository => {

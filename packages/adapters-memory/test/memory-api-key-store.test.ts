@@ -1,6 +1,6 @@
 import type { ApiKeyName } from '@pets/domain'
 import { describeApiKeyStoreContract, run } from '@pets/domain/testing'
-import * as O from 'fp-ts/Option'
+import * as O from 'fp-ts/lib/Option.js'
 import { describe, expect, it } from 'vitest'
 import { createMemoryApiKeyStore, sha256Hex } from '../src/index.js'
 

@@ -1,6 +1,6 @@
 import { createPet, getPet, GET_PET_SUNSET, listPets, type PageLimit, type PetId } from '@pets/domain'
 import { aClock, aNewPet, run, runLeft } from '@pets/domain/testing'
-import * as O from 'fp-ts/Option'
+import * as O from 'fp-ts/lib/Option.js'
 import { describe, expect, it } from 'vitest'
 import { createMemoryPetRepository } from '../src/index.js'
 

@@ -1,5 +1,5 @@
-import * as O from 'fp-ts/Option'
-import * as TE from 'fp-ts/TaskEither'
+import * as O from 'fp-ts/lib/Option.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Authenticator } from './ports.js'
 
 /** An authenticator that accepts a key when any of `authenticators` does, asking them in order. */

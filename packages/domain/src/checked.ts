@@ -28,6 +28,11 @@ export type Issue = { readonly field: string; readonly problem: string }
 // name a place in the input.
 const naming = new Set(['InterfaceType', 'PartialType', 'StrictType', 'ExactType', 'ArrayType', 'ReadonlyArrayType'])
 
+const expectation = (error: t.ValidationError): string => {
+  const codec = error.context[error.context.length - 1]?.type
+  return codec instanceof t.KeyofType ? `must be one of ${Object.keys(codec.keys).join(', ')}` : 'is invalid'
+}
+
 /** Turns io-ts errors into one issue per offending field, in the order they were found. */
 export const describeErrors = (errors: t.Errors): ReadonlyArray<Issue> => {
   const issues = new Map<string, Issue>()
@@ -38,7 +43,8 @@ export const describeErrors = (errors: t.Errors): ReadonlyArray<Issue> => {
       if (parent?._tag !== undefined && naming.has(parent._tag)) path.push(error.context[i]?.key ?? '')
     }
     const field = path.join('.')
-    const problem = error.value === undefined && path.length > 0 ? 'is required' : (error.message ?? 'is invalid')
+    const problem =
+      error.value === undefined && path.length > 0 ? 'is required' : (error.message ?? expectation(error))
     if (!issues.has(field)) issues.set(field, { field, problem })
   }
   return [...issues.values()]

@@ -1,5 +1,5 @@
-import * as E from 'fp-ts/Either'
-import { pipe } from 'fp-ts/function'
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
 import type * as t from 'io-ts'
 import { describeErrors } from './checked.js'
 import { invalidInput, type InvalidInput } from './errors.js'

@@ -1,5 +1,5 @@
-import type * as O from 'fp-ts/Option'
-import type * as TE from 'fp-ts/TaskEither'
+import type * as O from 'fp-ts/lib/Option.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
 import type { ApiKeyId, ApiKeyName, ApiKeyOwner, ApiKeyRecord, IssuedApiKey } from './api-key.js'
 import type { StoreUnavailable } from './errors.js'
 import type { PageCursor, Pet, PetData, PetId, PetStatus } from './pet.js'

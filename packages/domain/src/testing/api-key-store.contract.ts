@@ -1,4 +1,4 @@
-import * as O from 'fp-ts/Option'
+import * as O from 'fp-ts/lib/Option.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ApiKeyName } from '../api-key.js'
 import type { ApiKeyStore } from '../ports.js'

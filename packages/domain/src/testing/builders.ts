@@ -1,5 +1,5 @@
-import * as E from 'fp-ts/Either'
-import type * as TE from 'fp-ts/TaskEither'
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
 import type { CategoryId, NewPet, PetData, PetName } from '../pet.js'
 import type { Clock } from '../ports.js'
 

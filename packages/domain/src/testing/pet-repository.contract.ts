@@ -1,4 +1,4 @@
-import * as O from 'fp-ts/Option'
+import * as O from 'fp-ts/lib/Option.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { PageCursor, Pet, PetId } from '../pet.js'
 import type { PetListing, PetRepository } from '../ports.js'

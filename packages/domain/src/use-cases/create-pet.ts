@@ -1,4 +1,4 @@
-import type * as TE from 'fp-ts/TaskEither'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
 import type { StoreUnavailable } from '../errors.js'
 import { toPetData, type NewPet, type Pet } from '../pet.js'
 import type { PetRepository } from '../ports.js'

@@ -1,5 +1,5 @@
-import { pipe } from 'fp-ts/function'
-import * as TE from 'fp-ts/TaskEither'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
 import { gone, petNotFound, type Gone, type PetNotFound, type StoreUnavailable } from '../errors.js'
 import type { Pet, PetId } from '../pet.js'
 import type { Clock, PetRepository } from '../ports.js'

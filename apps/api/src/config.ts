@@ -1,0 +1,170 @@
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+
+export const APP_ENVS = ['development', 'staging', 'production'] as const
+export type AppEnv = (typeof APP_ENVS)[number]
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** Where pets and stored API keys live. */
+export type StorageConfig =
+  | { readonly kind: 'memory' }
+  | {
+      readonly kind: 'postgres'
+      readonly url: string
+      readonly poolSize: number
+      readonly connectionTimeoutMs: number
+      readonly statementTimeoutMs: number
+      readonly migrateOnStart: boolean
+    }
+
+/** The service's whole configuration, read once from the environment at start. */
+export type AppConfig = {
+  readonly env: AppEnv
+  readonly host: string
+  readonly port: number
+  readonly publicBaseUrl: string
+  /** API keys from API_KEYS; in development, when unset, one is generated at start. */
+  readonly apiKeys: ReadonlyArray<string>
+  readonly generateApiKey: boolean
+  readonly logLevel: LogLevel
+  readonly logFormat: 'json' | 'pretty'
+  readonly clockNow?: Date
+  readonly storage: StorageConfig
+  readonly shutdownGraceMs: number
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+const oneOf = <A extends string>(values: ReadonlyArray<A>) =>
+  new t.Type<A, string, unknown>(
+    values.join('|'),
+    (u): u is A => values.includes(u as A),
+    (u, c) => (values.includes(u as A) ? t.success(u as A) : t.failure(u, c, `must be one of ${values.join(', ')}`)),
+    String,
+  )
+
+const integer = (min: number, max: number) =>
+  new t.Type<number, string, unknown>(
+    `integer ${min}..${max}`,
+    (u): u is number => typeof u === 'number',
+    (u, c) => {
+      const n = typeof u === 'string' && /^[0-9]+$/.test(u) ? Number(u) : Number.NaN
+      return Number.isSafeInteger(n) && n >= min && n <= max
+        ? t.success(n)
+        : t.failure(u, c, `must be an integer from ${min} to ${max}`)
+    },
+    String,
+  )
+
+const boolean = oneOf(['true', 'false'])
+
+const httpUrl = new t.Type<string, string, unknown>(
+  'URL',
+  (u): u is string => typeof u === 'string',
+  (u, c) => {
+    const url = typeof u === 'string' && URL.canParse(u) ? new URL(u) : undefined
+    return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash
+      ? t.success(u as string)
+      : t.failure(u, c, 'must be an absolute http or https URL without query or fragment')
+  },
+  String,
+)
+
+const postgresUrl = new t.Type<string, string, unknown>(
+  'PostgresURL',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && /^postgres(ql)?:\/\//.test(u) && URL.canParse(u)
+      ? t.success(u)
+      : t.failure(u, c, 'must be a postgres:// or postgresql:// connection URL'),
+  String,
+)
+
+const instant = new t.Type<Date, string, unknown>(
+  'Instant',
+  (u): u is Date => u instanceof Date,
+  (u, c) => {
+    const ok =
+      typeof u === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(u)
+    const date = ok ? new Date(u) : undefined
+    return date !== undefined && !Number.isNaN(date.getTime())
+      ? t.success(date)
+      : t.failure(u, c, 'must be an ISO 8601 instant with a time zone, such as 2030-12-05T00:00:00Z')
+  },
+  (d) => d.toISOString(),
+)
+
+const apiKeyList = new t.Type<ReadonlyArray<string>, string, unknown>(
+  'ApiKeys',
+  (u): u is ReadonlyArray<string> => Array.isArray(u),
+  (u, c) => {
+    const keys = typeof u === 'string' ? u.split(',').map((k) => k.trim()) : []
+    return keys.length > 0 && keys.every((k) => /^[\x21-\x7E]+$/.test(k) && !k.includes(','))
+      ? t.success(keys)
+      : t.failure(u, c, 'must be a comma-separated list of keys of visible ASCII characters, none empty')
+  },
+  (keys) => keys.join(','),
+)
+
+/**
+ * Reads the configuration from environment variables. Every bad variable gets one message that
+ * names it, what it must be, and never its value (it may be a secret).
+ */
+export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, AppConfig> => {
+  const problems: Array<string> = []
+  const read = <A>(name: string, codec: t.Type<A, string, unknown>, fallback: A): A => {
+    const raw = env[name]
+    if (raw === undefined || raw === '') return fallback
+    const decoded = codec.decode(raw)
+    if (E.isRight(decoded)) return decoded.right
+    problems.push(`${name} ${decoded.left[0]?.message ?? 'is invalid'}`)
+    return fallback
+  }
+  const optional = <A>(name: string, codec: t.Type<A, string, unknown>): A | undefined =>
+    read<A | undefined>(name, codec as t.Type<A | undefined, string, unknown>, undefined)
+
+  const appEnv = read('APP_ENV', oneOf(APP_ENVS), 'development')
+  const host = read('HOST', t.string as t.Type<string, string, unknown>, '127.0.0.1')
+  const port = read('PORT', integer(0, 65535), 3000)
+  const publicBaseUrl = read('PUBLIC_BASE_URL', httpUrl, `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`)
+  const apiKeys = optional('API_KEYS', apiKeyList)
+  const logLevel = read('LOG_LEVEL', oneOf(LOG_LEVELS), 'info')
+  const logFormat = read('LOG_FORMAT', oneOf(['json', 'pretty'] as const), 'json')
+  const clockNow = optional('CLOCK_NOW', instant)
+  const databaseUrl = optional('DATABASE_URL', postgresUrl)
+  const storageKind = optional('STORAGE', oneOf(['memory', 'postgres'] as const))
+  const storage: StorageConfig =
+    storageKind === 'memory' || (storageKind === undefined && databaseUrl === undefined)
+      ? { kind: 'memory' }
+      : {
+          kind: 'postgres',
+          url: databaseUrl ?? '',
+          poolSize: read('DATABASE_POOL_SIZE', integer(1, 1000), 10),
+          connectionTimeoutMs: read('DATABASE_CONNECT_TIMEOUT_MS', integer(1, 600000), 2000),
+          statementTimeoutMs: read('DATABASE_STATEMENT_TIMEOUT_MS', integer(1, 600000), 5000),
+          migrateOnStart: read('MIGRATE_ON_START', boolean, 'true') === 'true',
+        }
+  const shutdownGraceMs = read('SHUTDOWN_GRACE_MS', integer(0, 600000), 10000)
+
+  if (storage.kind === 'postgres' && storage.url === '') problems.push('STORAGE=postgres needs DATABASE_URL')
+  if (appEnv === 'production') {
+    if (storage.kind !== 'postgres')
+      problems.push('APP_ENV=production needs PostgreSQL: set DATABASE_URL (and not STORAGE=memory)')
+    if (clockNow !== undefined) problems.push('CLOCK_NOW is refused in production')
+  }
+  if (problems.length > 0) return E.left(problems)
+  return E.right({
+    env: appEnv,
+    host,
+    port,
+    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    apiKeys: apiKeys ?? [],
+    generateApiKey: apiKeys === undefined && appEnv === 'development',
+    logLevel,
+    logFormat,
+    ...(clockNow === undefined ? {} : { clockNow }),
+    storage,
+    shutdownGraceMs,
+  })
+}

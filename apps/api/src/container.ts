@@ -1,0 +1,73 @@
+// tsyringe refuses to load without it; nothing else uses it.
+import 'reflect-metadata'
+import { createMemoryApiKeyStore, createMemoryPetRepository, createSystemClock } from '@pets/adapters-memory'
+import { createHttpApp } from '@pets/adapters-http'
+import { createPet, getPet, listPets } from '@pets/domain'
+import { container, instanceCachingFactory, type DependencyContainer } from 'tsyringe'
+import type { AppConfig } from './config.js'
+import type { Logger } from './logger.js'
+import {
+  AuthenticatorToken,
+  ClockToken,
+  ClosersToken,
+  ConfigToken,
+  CreatePetToken,
+  GetPetToken,
+  HttpAppToken,
+  ListPetsToken,
+  LoggerToken,
+  PetRepositoryToken,
+  type Closer,
+  type Token,
+} from './tokens.js'
+
+const get = <T>(c: DependencyContainer, t: Token<T>): T => c.resolve<T>(t)
+const once = <T>(make: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory(make) })
+
+/** Registrations that replace the defaults, such as a test's clock. */
+export type ContainerOverrides = { readonly clock?: ReturnType<typeof createSystemClock> }
+
+/**
+ * Wires the service for one configuration, in a child container of its own, so two services (or
+ * two tests) in one process never share state. Explicit tokens and factories only: nothing here
+ * depends on decorator metadata.
+ */
+export const buildContainer = (
+  config: AppConfig,
+  logger: Logger,
+  overrides: ContainerOverrides = {},
+): DependencyContainer => {
+  const c = container.createChildContainer()
+  c.register(ConfigToken, { useValue: config })
+  c.register(LoggerToken, { useValue: logger })
+  c.register(ClosersToken, { useValue: [] as Array<Closer> })
+  c.register(ClockToken, { useValue: overrides.clock ?? createSystemClock(config.clockNow) })
+  c.register(PetRepositoryToken, once(() => createMemoryPetRepository()))
+  c.register(
+    AuthenticatorToken,
+    once(() =>
+      createMemoryApiKeyStore({
+        keys: config.apiKeys.map((key, i) => ({ key, name: `API_KEYS #${i + 1}` })),
+        idPrefix: 'env-',
+      }),
+    ),
+  )
+  c.register(ListPetsToken, once((c) => listPets({ pets: get(c, PetRepositoryToken) })))
+  c.register(CreatePetToken, once((c) => createPet({ pets: get(c, PetRepositoryToken) })))
+  c.register(GetPetToken, once((c) => getPet({ pets: get(c, PetRepositoryToken), clock: get(c, ClockToken) })))
+  c.register(
+    HttpAppToken,
+    once((c) =>
+      createHttpApp({
+        useCases: { listPets: get(c, ListPetsToken), createPet: get(c, CreatePetToken), getPet: get(c, GetPetToken) },
+        authenticator: get(c, AuthenticatorToken),
+        publicBaseUrl: config.publicBaseUrl,
+        logger: get(c, LoggerToken),
+      }),
+    ),
+  )
+  return c
+}
+
+/** Resolves a token of a built container. */
+export const resolve = get

@@ -1,0 +1,44 @@
+import { aClock } from '@pets/domain/testing'
+import * as E from 'fp-ts/lib/Either.js'
+import { loadConfig } from '../../src/config.js'
+import { createService } from '../../src/create-service.js'
+import { createLogger } from '../../src/logger.js'
+import { startServer } from '../../src/start-server.js'
+
+/** The two API keys every test service accepts. */
+export const TEST_KEYS = ['test-key-one', 'test-key-two'] as const
+
+export type TestServiceOptions = {
+  /** Environment variables on top of the test defaults (API_KEYS, PORT=0, LOG_LEVEL=silent). */
+  readonly env?: Readonly<Record<string, string>>
+  /** Where the test clock starts; it stands still until `clock.set`. */
+  readonly clockNow?: string
+}
+
+/** The service, started in this process on a free port, with a clock the test controls. */
+export const startTestService = async (options: TestServiceOptions = {}) => {
+  const config = loadConfig({ API_KEYS: TEST_KEYS.join(','), PORT: '0', LOG_LEVEL: 'silent', ...options.env })
+  if (E.isLeft(config)) throw new Error(`bad test configuration: ${config.left.join('; ')}`)
+  const clock = aClock(options.clockNow ?? '2026-11-22T12:00:00Z')
+  const service = await createService(config.right, { clock, logger: createLogger(config.right) })
+  const running = await startServer(service, config.right)
+  const url = running.url
+  return {
+    /** Where the server listens, such as http://127.0.0.1:40123. */
+    url,
+    /** What the service writes in Location and Link headers. */
+    publicBaseUrl: config.right.publicBaseUrl,
+    clock,
+    /** fetch against the server: `request('/v1/pets', { headers })`. */
+    request: (path: string, init: RequestInit = {}) => fetch(`${url}${path}`, init),
+    /** The same, with the first test key as bearer credential. */
+    authed: (path: string, init: RequestInit = {}) =>
+      fetch(`${url}${path}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${TEST_KEYS[0]}`, ...(init.headers as Record<string, string>) },
+      }),
+    close: () => running.stop(),
+  }
+}
+
+export type TestService = Awaited<ReturnType<typeof startTestService>>

@@ -1,0 +1,26 @@
+import type { ApiKeyOwner, Authenticator } from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
+import * as O from 'fp-ts/lib/Option.js'
+import type { Context } from 'koa'
+import type { Problem } from './problems.js'
+
+// CONTRACT (RFC 7235, RFC 6750): the scheme, case-insensitive, one or more spaces, the key.
+const BEARER = /^bearer +(.*)$/is
+
+/** The API key of an Authorization header, or undefined when none was sent with the Bearer scheme. */
+export const bearerKey = (header: string | undefined): string | undefined => {
+  const key = header === undefined ? undefined : BEARER.exec(header)?.[1]
+  return key === undefined || key === '' ? undefined : key
+}
+
+/** Finds who sent a request, or the problem to answer with (401, or 503 when the store is down). */
+export const authenticateRequest = async (
+  authenticator: Authenticator,
+  ctx: Context,
+): Promise<E.Either<Problem, ApiKeyOwner>> => {
+  const key = bearerKey(ctx.get('Authorization') || undefined)
+  if (key === undefined) return E.left({ _tag: 'Unauthorized', keySent: false })
+  const found = await authenticator.authenticate(key)()
+  if (E.isLeft(found)) return found
+  return O.isSome(found.right) ? E.right(found.right.value) : E.left({ _tag: 'Unauthorized', keySent: true })
+}

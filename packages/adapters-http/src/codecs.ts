@@ -1,0 +1,99 @@
+import {
+  decodeWith,
+  invalidInput,
+  NewPet,
+  PageCursor,
+  PageLimit,
+  PetId,
+  PetStatus,
+  DEFAULT_PAGE_LIMIT,
+  type InvalidInput,
+  type Issue,
+  type Pet,
+  type PetQuery,
+} from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as t from 'io-ts'
+
+// Path and query values arrive as strings: a decimal integer string is handed to the domain's
+// number codec, anything else is refused with that codec's own message.
+const DECIMAL = /^[0-9]{1,20}$/
+const fromDecimal = <A>(codec: t.Type<A, number, unknown>): t.Type<A, string, unknown> =>
+  new t.Type<A, string, unknown>(
+    codec.name,
+    codec.is,
+    (u, c) => codec.validate(typeof u === 'string' && DECIMAL.test(u) ? Number(u) : Number.NaN, c),
+    String,
+  )
+
+/** The body of `POST /v1/pets`: a NewPet object, nothing more. */
+export const NewPetBody = NewPet
+export const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const
+
+/** The query of `GET /v1/pets`. */
+export const ListPetsQuery = t.partial(
+  { limit: fromDecimal(PageLimit), status: PetStatus, after: fromDecimal(PageCursor) },
+  'ListPetsQuery',
+)
+export const LIST_PETS_PARAMETERS = ['limit', 'status', 'after'] as const
+
+/** The path parameter of `GET /v1/pets/{petId}`. */
+export const PetIdParam = t.type({ petId: fromDecimal(PetId) }, 'PetIdParam')
+
+const unknownKeys = (value: object, known: ReadonlyArray<string>, what: string): Array<Issue> =>
+  Object.keys(value)
+    .filter((key) => !known.includes(key))
+    .map((key) => ({ field: key, problem: `is not ${what} (allowed: ${known.join(', ')})` }))
+
+const combine = <A>(
+  decoded: E.Either<InvalidInput, A>,
+  extra: ReadonlyArray<Issue>,
+): E.Either<InvalidInput, A> =>
+  extra.length === 0
+    ? decoded
+    : E.left(invalidInput([...(E.isLeft(decoded) ? decoded.left.issues : []), ...extra]))
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+
+/** Decodes a parsed JSON body into a NewPet; every wrong, missing or unknown field is named. */
+export const decodeNewPet = (body: unknown): E.Either<InvalidInput, NewPet> =>
+  isObject(body)
+    ? // CONTRACT: a field the service does not keep (`id` included) is refused, never dropped.
+      combine(decodeWith(NewPetBody)(body), unknownKeys(body, NEW_PET_FIELDS, 'a field of a new pet'))
+    : E.left(invalidInput([{ field: '', problem: 'must be a JSON object' }]))
+
+/** Decodes the query of a listing: each parameter at most once, none unknown. */
+export const decodeListPetsQuery = (query: Record<string, string | Array<string> | undefined>) => {
+  const repeated: Array<Issue> = Object.entries(query)
+    .filter(([, value]) => Array.isArray(value))
+    .map(([key]) => ({ field: key, problem: 'must be given at most once' }))
+  const single = Object.fromEntries(Object.entries(query).filter(([, value]) => !Array.isArray(value)))
+  return pipe(
+    combine(decodeWith(ListPetsQuery)(single), [
+      ...repeated,
+      ...unknownKeys(query, LIST_PETS_PARAMETERS, 'a parameter of this operation'),
+    ]),
+    E.map(
+      ({ limit, status, after }): PetQuery => ({
+        limit: limit ?? (DEFAULT_PAGE_LIMIT as PageLimit),
+        ...(status === undefined ? {} : { status }),
+        ...(after === undefined ? {} : { after }),
+      }),
+    ),
+  )
+}
+
+/** Decodes the petId path parameter. */
+export const decodePetId = (petId: string): E.Either<InvalidInput, PetId> =>
+  pipe(
+    decodeWith(PetIdParam)({ petId }),
+    E.map((p) => p.petId),
+  )
+
+/** A Pet as the wire carries it: exactly id, name, categoryId and status, in that order. */
+export const encodePet = (pet: Pet): string =>
+  `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`
+
+/** A list of pets as a bare JSON array. */
+export const encodePets = (pets: ReadonlyArray<Pet>): string => `[${pets.map(encodePet).join(',')}]`

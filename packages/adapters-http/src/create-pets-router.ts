@@ -1,0 +1,51 @@
+import Router from '@koa/router'
+import type { Authenticator } from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
+import type { Middleware } from 'koa'
+import { authenticateRequest } from './authenticate.js'
+import { sendProblem } from './respond.js'
+import { petRoutes } from './routes/pet-routes.js'
+import type { PetsUseCases } from './use-cases.js'
+
+export type PetsRouterOptions = {
+  readonly useCases: PetsUseCases
+  readonly authenticator: Authenticator
+  /** The absolute URL the API is reached at, ending in the version segment: used in Location and Link. */
+  readonly publicBaseUrl: string
+  /** Where the API is mounted in the Koa app: `/v1` unless the host mounts it elsewhere. */
+  readonly prefix?: string
+}
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
+
+/**
+ * The pet operations as one Koa middleware, mounted under `prefix`. For every path under the
+ * prefix it authenticates first, so a caller without a valid key learns nothing about routes,
+ * then routes, answering 404 for an unknown path and 405 (with Allow) for a known path.
+ */
+export const createPetsRouter = (options: PetsRouterOptions): Middleware => {
+  const prefix = (options.prefix ?? '/v1').replace(/\/+$/, '')
+  const publicBaseUrl = options.publicBaseUrl.replace(/\/+$/, '')
+  const handlers = petRoutes({ useCases: options.useCases, publicBaseUrl })
+  const router = new Router({ prefix })
+  router.get('/pets', handlers.listPets)
+  router.post('/pets', handlers.createPet)
+  router.get('/pets/:petId', handlers.getPet)
+  router.get('/store/orders', handlers.listOrders)
+  const routes = router.routes()
+
+  return async (ctx, next) => {
+    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next()
+    const owner = await authenticateRequest(options.authenticator, ctx)
+    if (E.isLeft(owner)) return sendProblem(ctx, owner.left)
+    ctx.state.apiKey = owner.right
+    await routes(ctx as never, async () => {
+      const allow = router
+        .match(ctx.path, ctx.method)
+        .path.flatMap((layer) => layer.methods)
+        .filter((method, i, all) => all.indexOf(method) === i)
+        .sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b))
+      sendProblem(ctx, allow.length > 0 ? { _tag: 'MethodNotAllowed', allow } : { _tag: 'RouteNotFound' })
+    })
+  }
+}

@@ -1,0 +1,8 @@
+/** What the HTTP adapter logs through: pino's loggers fit, as does any object with these methods. */
+export interface HttpLogger {
+  readonly info: (fields: object, message: string) => void
+  readonly error: (fields: object, message: string) => void
+}
+
+/** A logger that drops everything. */
+export const silentLogger: HttpLogger = { info: () => {}, error: () => {} }

@@ -1,0 +1,78 @@
+import type { DomainError, Issue } from '@pets/domain'
+
+/** No valid API key came with a request under /v1; `keySent` when one came but is not valid. */
+export type Unauthorized = { readonly _tag: 'Unauthorized'; readonly keySent: boolean }
+export type RouteNotFound = { readonly _tag: 'RouteNotFound' }
+export type MethodNotAllowed = { readonly _tag: 'MethodNotAllowed'; readonly allow: ReadonlyArray<string> }
+export type NotImplemented = { readonly _tag: 'NotImplemented' }
+export type UnsupportedMediaType = { readonly _tag: 'UnsupportedMediaType'; readonly reason: string }
+export type PayloadTooLarge = { readonly _tag: 'PayloadTooLarge'; readonly limit: number }
+/** Something in the request other than a field of the domain is malformed, such as its JSON. */
+export type MalformedRequest = { readonly _tag: 'MalformedRequest'; readonly reason: string }
+/** A defect: logged, and answered without details. */
+export type InternalError = { readonly _tag: 'InternalError' }
+
+/** Everything the HTTP adapter can answer with an Error body. */
+export type Problem =
+  | DomainError
+  | Unauthorized
+  | RouteNotFound
+  | MethodNotAllowed
+  | NotImplemented
+  | UnsupportedMediaType
+  | PayloadTooLarge
+  | MalformedRequest
+  | InternalError
+
+/** The Error body of the interface: `status` always equals the HTTP status. */
+export type ErrorBody = { readonly code: string; readonly message: string; readonly status: number }
+export type ErrorResponse = { readonly body: ErrorBody; readonly headers: Readonly<Record<string, string>> }
+
+/** Seconds a client should wait before retrying when the store is unavailable. */
+export const RETRY_AFTER_SECONDS = 5
+export const REALM = 'animal-store'
+
+const respond = (
+  status: number,
+  code: string,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): ErrorResponse => ({ body: { code, message, status }, headers })
+
+const describeIssue = ({ field, problem }: Issue) => (field === '' ? `the body ${problem}` : `${field} ${problem}`)
+
+/** The one place that maps a problem to its status, code, message and headers. */
+export const toErrorResponse = (p: Problem): ErrorResponse => {
+  switch (p._tag) {
+    case 'InvalidInput':
+      return respond(400, 'validation_failed', `Invalid request: ${p.issues.map(describeIssue).join('; ')}.`)
+    case 'MalformedRequest':
+      return respond(400, 'validation_failed', p.reason)
+    case 'Unauthorized':
+      return respond(401, 'unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', {
+        'WWW-Authenticate': p.keySent ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`,
+      })
+    case 'PetNotFound':
+      return respond(404, 'not_found', `No pet has id ${p.id}.`)
+    case 'RouteNotFound':
+      return respond(404, 'not_found', 'No resource is at this path.')
+    case 'MethodNotAllowed':
+      return respond(405, 'method_not_allowed', `This path allows only ${p.allow.join(', ')}.`, {
+        Allow: p.allow.join(', '),
+      })
+    case 'Gone':
+      return respond(410, 'gone', `The ${p.operation} operation was removed on ${p.sunset.toISOString()}.`)
+    case 'PayloadTooLarge':
+      return respond(413, 'payload_too_large', `The request body must not exceed ${p.limit} bytes.`)
+    case 'UnsupportedMediaType':
+      return respond(415, 'unsupported_media_type', p.reason)
+    case 'InternalError':
+      return respond(500, 'internal_error', 'Something went wrong on our side; the request id helps us find it.')
+    case 'NotImplemented':
+      return respond(501, 'not_implemented', 'This operation is not implemented.')
+    case 'StoreUnavailable':
+      return respond(503, 'unavailable', 'The pet store cannot be reached right now; try again shortly.', {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      })
+  }
+}

@@ -1,0 +1,17 @@
+import { randomUUID } from 'node:crypto'
+import type { Middleware } from 'koa'
+
+// CONTRACT: the caller's X-Request-Id when it is 1..128 visible ASCII characters, else a new one.
+const ACCEPTABLE = /^[\x21-\x7E]{1,128}$/
+
+/** The id of a request: the caller's, if acceptable, or a fresh UUID. */
+export const requestIdOf = (header: string | undefined): string =>
+  header !== undefined && ACCEPTABLE.test(header) ? header : randomUUID()
+
+/** Gives every request an id, in `ctx.state.requestId` and on every response. */
+export const requestId = (): Middleware => async (ctx, next) => {
+  const id = requestIdOf(ctx.get('X-Request-Id') || undefined)
+  ctx.state.requestId = id
+  ctx.set('X-Request-Id', id)
+  await next()
+}
