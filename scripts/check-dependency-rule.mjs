@@ -38,7 +38,11 @@ const rules = {
   app: () => true,
 }
 
-const packageName = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/')
+const packageName = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/')
 
 const sourceFiles = (dir) =>
   readdirSync(dir).flatMap((name) => {

@@ -23,7 +23,8 @@ export type AppConfig = {
   readonly env: AppEnv
   readonly host: string
   readonly port: number
-  readonly publicBaseUrl: string
+  /** Where clients reach /v1, for Location and Link; unset: http://HOST:PORT/v1 of the bound port. */
+  readonly publicBaseUrl?: string
   /** API keys from API_KEYS; in development, when unset, one is generated at start. */
   readonly apiKeys: ReadonlyArray<string>
   readonly generateApiKey: boolean
@@ -34,13 +35,18 @@ export type AppConfig = {
   readonly shutdownGraceMs: number
 }
 
+/** http://HOST:PORT/v1: where a client on this machine reaches the API. */
+export const defaultPublicBaseUrl = ({ host, port }: Pick<AppConfig, 'host' | 'port'>): string =>
+  `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`
+
 type Env = Readonly<Record<string, string | undefined>>
 
 const oneOf = <A extends string>(values: ReadonlyArray<A>) =>
   new t.Type<A, string, unknown>(
     values.join('|'),
     (u): u is A => values.includes(u as A),
-    (u, c) => (values.includes(u as A) ? t.success(u as A) : t.failure(u, c, `must be one of ${values.join(', ')}`)),
+    (u, c) =>
+      values.includes(u as A) ? t.success(u as A) : t.failure(u, c, `must be one of ${values.join(', ')}`),
     String,
   )
 
@@ -64,7 +70,10 @@ const httpUrl = new t.Type<string, string, unknown>(
   (u): u is string => typeof u === 'string',
   (u, c) => {
     const url = typeof u === 'string' && URL.canParse(u) ? new URL(u) : undefined
-    return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash
+    return url !== undefined &&
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      !url.search &&
+      !url.hash
       ? t.success(u as string)
       : t.failure(u, c, 'must be an absolute http or https URL without query or fragment')
   },
@@ -127,7 +136,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, AppConfig>
   const appEnv = read('APP_ENV', oneOf(APP_ENVS), 'development')
   const host = read('HOST', t.string as t.Type<string, string, unknown>, '127.0.0.1')
   const port = read('PORT', integer(0, 65535), 3000)
-  const publicBaseUrl = read('PUBLIC_BASE_URL', httpUrl, `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`)
+  const publicBaseUrl = optional('PUBLIC_BASE_URL', httpUrl)
   const apiKeys = optional('API_KEYS', apiKeyList)
   const logLevel = read('LOG_LEVEL', oneOf(LOG_LEVELS), 'info')
   const logFormat = read('LOG_FORMAT', oneOf(['json', 'pretty'] as const), 'json')
@@ -158,7 +167,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, AppConfig>
     env: appEnv,
     host,
     port,
-    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    ...(publicBaseUrl === undefined ? {} : { publicBaseUrl: publicBaseUrl.replace(/\/+$/, '') }),
     apiKeys: apiKeys ?? [],
     generateApiKey: apiKeys === undefined && appEnv === 'development',
     logLevel,

@@ -4,7 +4,7 @@ import { createMemoryApiKeyStore, createMemoryPetRepository, createSystemClock }
 import { createHttpApp } from '@pets/adapters-http'
 import { createPet, getPet, listPets } from '@pets/domain'
 import { container, instanceCachingFactory, type DependencyContainer } from 'tsyringe'
-import type { AppConfig } from './config.js'
+import { defaultPublicBaseUrl, type AppConfig } from './config.js'
 import type { Logger } from './logger.js'
 import {
   AuthenticatorToken,
@@ -42,7 +42,10 @@ export const buildContainer = (
   c.register(LoggerToken, { useValue: logger })
   c.register(ClosersToken, { useValue: [] as Array<Closer> })
   c.register(ClockToken, { useValue: overrides.clock ?? createSystemClock(config.clockNow) })
-  c.register(PetRepositoryToken, once(() => createMemoryPetRepository()))
+  c.register(
+    PetRepositoryToken,
+    once(() => createMemoryPetRepository()),
+  )
   c.register(
     AuthenticatorToken,
     once(() =>
@@ -52,16 +55,29 @@ export const buildContainer = (
       }),
     ),
   )
-  c.register(ListPetsToken, once((c) => listPets({ pets: get(c, PetRepositoryToken) })))
-  c.register(CreatePetToken, once((c) => createPet({ pets: get(c, PetRepositoryToken) })))
-  c.register(GetPetToken, once((c) => getPet({ pets: get(c, PetRepositoryToken), clock: get(c, ClockToken) })))
+  c.register(
+    ListPetsToken,
+    once((c) => listPets({ pets: get(c, PetRepositoryToken) })),
+  )
+  c.register(
+    CreatePetToken,
+    once((c) => createPet({ pets: get(c, PetRepositoryToken) })),
+  )
+  c.register(
+    GetPetToken,
+    once((c) => getPet({ pets: get(c, PetRepositoryToken), clock: get(c, ClockToken) })),
+  )
   c.register(
     HttpAppToken,
     once((c) =>
       createHttpApp({
-        useCases: { listPets: get(c, ListPetsToken), createPet: get(c, CreatePetToken), getPet: get(c, GetPetToken) },
+        useCases: {
+          listPets: get(c, ListPetsToken),
+          createPet: get(c, CreatePetToken),
+          getPet: get(c, GetPetToken),
+        },
         authenticator: get(c, AuthenticatorToken),
-        publicBaseUrl: config.publicBaseUrl,
+        publicBaseUrl: config.publicBaseUrl ?? defaultPublicBaseUrl(config),
         logger: get(c, LoggerToken),
       }),
     ),

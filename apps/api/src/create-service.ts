@@ -15,7 +15,10 @@ export type AnimalStoreService = {
 export type ServiceOptions = ContainerOverrides & { readonly logger?: Logger }
 
 /** Builds the whole service from a configuration object: no environment, no tsyringe to know about. */
-export const createService = async (config: AppConfig, options: ServiceOptions = {}): Promise<AnimalStoreService> => {
+export const createService = async (
+  config: AppConfig,
+  options: ServiceOptions = {},
+): Promise<AnimalStoreService> => {
   const logger = options.logger ?? createLogger(config)
   const container = buildContainer(config, logger, options)
   const app = resolve(container, HttpAppToken)

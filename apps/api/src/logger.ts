@@ -13,7 +13,14 @@ export const createLogger = (config: Pick<AppConfig, 'logLevel' | 'logFormat'>):
     level: config.logLevel,
     base: { service: 'animal-store' },
     redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', 'authorization', '*.authorization', 'apiKey', 'key'],
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        'authorization',
+        '*.authorization',
+        'apiKey',
+        'key',
+      ],
       censor: '[redacted]',
     },
   }

@@ -24,11 +24,12 @@ const serve = async (loaded: AppConfig) => {
     process.stdout.write(`No API_KEYS set: this development run accepts the generated key\n  ${key}\n`)
   }
   const logger = createLogger(config)
-  const service = await createService(config, { logger })
   if (config.storage.kind === 'memory')
-    logger.warn('storage: in memory; every pet is lost when this process ends (set DATABASE_URL to keep them)')
-  const running = await startServer(service, config)
-  logger.info({ url: running.url, env: config.env, publicBaseUrl: config.publicBaseUrl }, 'listening')
+    logger.warn(
+      'storage: in memory; every pet is lost when this process ends (set DATABASE_URL to keep them)',
+    )
+  const running = await startServer(config, (resolved) => createService(resolved, { logger }))
+  logger.info({ url: running.url, env: config.env, publicBaseUrl: running.publicBaseUrl }, 'listening')
 
   let stopping = false
   const onSignal = (signal: NodeJS.Signals) => {
@@ -66,6 +67,9 @@ const main = async (argv: ReadonlyArray<string>) => {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  createLogger({ logLevel: 'error', logFormat: 'json' }).fatal({ err: error }, 'the service stopped on an error')
+  createLogger({ logLevel: 'error', logFormat: 'json' }).fatal(
+    { err: error },
+    'the service stopped on an error',
+  )
   process.exit(1)
 })

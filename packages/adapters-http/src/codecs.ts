@@ -54,7 +54,8 @@ const combine = <A>(
     ? decoded
     : E.left(invalidInput([...(E.isLeft(decoded) ? decoded.left.issues : []), ...extra]))
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+const isObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === 'object' && u !== null && !Array.isArray(u)
 
 /** Decodes a parsed JSON body into a NewPet; every wrong, missing or unknown field is named. */
 export const decodeNewPet = (body: unknown): E.Either<InvalidInput, NewPet> =>
@@ -74,13 +75,11 @@ export const decodeListPetsQuery = (query: Record<string, string | Array<string>
       ...repeated,
       ...unknownKeys(query, LIST_PETS_PARAMETERS, 'a parameter of this operation'),
     ]),
-    E.map(
-      ({ limit, status, after }): PetQuery => ({
-        limit: limit ?? (DEFAULT_PAGE_LIMIT as PageLimit),
-        ...(status === undefined ? {} : { status }),
-        ...(after === undefined ? {} : { after }),
-      }),
-    ),
+    E.map(({ limit, status, after }): PetQuery => ({
+      limit: limit ?? (DEFAULT_PAGE_LIMIT as PageLimit),
+      ...(status === undefined ? {} : { status }),
+      ...(after === undefined ? {} : { after }),
+    })),
   )
 }
 

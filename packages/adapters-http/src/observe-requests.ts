@@ -16,7 +16,8 @@ export const observeRequests =
     } catch (error) {
       logger.error({ requestId: ctx.state.requestId, err: error }, 'request failed')
       // A defect may have set headers meant for a success; only X-Request-Id stays.
-      for (const header of Object.keys(ctx.response.headers)) if (header !== 'x-request-id') ctx.remove(header)
+      for (const header of Object.keys(ctx.response.headers))
+        if (header !== 'x-request-id') ctx.remove(header)
       sendProblem(ctx, { _tag: 'InternalError' })
     }
     logger.info(

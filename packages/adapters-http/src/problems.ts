@@ -39,7 +39,8 @@ const respond = (
   headers: Readonly<Record<string, string>> = {},
 ): ErrorResponse => ({ body: { code, message, status }, headers })
 
-const describeIssue = ({ field, problem }: Issue) => (field === '' ? `the body ${problem}` : `${field} ${problem}`)
+const describeIssue = ({ field, problem }: Issue) =>
+  field === '' ? `the body ${problem}` : `${field} ${problem}`
 
 /** The one place that maps a problem to its status, code, message and headers. */
 export const toErrorResponse = (p: Problem): ErrorResponse => {
@@ -49,9 +50,16 @@ export const toErrorResponse = (p: Problem): ErrorResponse => {
     case 'MalformedRequest':
       return respond(400, 'validation_failed', p.reason)
     case 'Unauthorized':
-      return respond(401, 'unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', {
-        'WWW-Authenticate': p.keySent ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`,
-      })
+      return respond(
+        401,
+        'unauthorized',
+        'A valid API key is required: send "Authorization: Bearer <API key>".',
+        {
+          'WWW-Authenticate': p.keySent
+            ? `Bearer realm="${REALM}", error="invalid_token"`
+            : `Bearer realm="${REALM}"`,
+        },
+      )
     case 'PetNotFound':
       return respond(404, 'not_found', `No pet has id ${p.id}.`)
     case 'RouteNotFound':
@@ -67,7 +75,11 @@ export const toErrorResponse = (p: Problem): ErrorResponse => {
     case 'UnsupportedMediaType':
       return respond(415, 'unsupported_media_type', p.reason)
     case 'InternalError':
-      return respond(500, 'internal_error', 'Something went wrong on our side; the request id helps us find it.')
+      return respond(
+        500,
+        'internal_error',
+        'Something went wrong on our side; the request id helps us find it.',
+      )
     case 'NotImplemented':
       return respond(501, 'not_implemented', 'This operation is not implemented.')
     case 'StoreUnavailable':

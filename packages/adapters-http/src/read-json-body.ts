@@ -10,7 +10,8 @@ type BodyProblem = UnsupportedMediaType | PayloadTooLarge | MalformedRequest
 
 const unsupported = (reason: string): E.Either<BodyProblem, never> =>
   E.left({ _tag: 'UnsupportedMediaType', reason })
-const malformed = (reason: string): E.Either<BodyProblem, never> => E.left({ _tag: 'MalformedRequest', reason })
+const malformed = (reason: string): E.Either<BodyProblem, never> =>
+  E.left({ _tag: 'MalformedRequest', reason })
 const tooLarge: E.Either<BodyProblem, never> = E.left({ _tag: 'PayloadTooLarge', limit: MAX_BODY_BYTES })
 
 // application/json, with parameters; a charset, if given, must be UTF-8 (RFC 8259).
@@ -36,13 +37,19 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
  * (413), then the JSON itself (400). A declared length over the limit is refused unread.
  */
 export const readJsonBody = async (ctx: Context): Promise<E.Either<BodyProblem, unknown>> => {
-  const mediaType = checkMediaType(ctx.get('Content-Type') || undefined, ctx.get('Content-Encoding') || undefined)
+  const mediaType = checkMediaType(
+    ctx.get('Content-Type') || undefined,
+    ctx.get('Content-Encoding') || undefined,
+  )
   if (E.isLeft(mediaType)) return mediaType
   const declared = ctx.request.length
   if (declared !== undefined && declared > MAX_BODY_BYTES) return tooLarge
   let raw: Buffer
   try {
-    raw = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, ...(declared === undefined ? {} : { length: declared }) })
+    raw = await getRawBody(ctx.req, {
+      limit: MAX_BODY_BYTES,
+      ...(declared === undefined ? {} : { length: declared }),
+    })
   } catch (error) {
     const type = (error as { type?: string }).type
     if (type === 'entity.too.large') return tooLarge

@@ -31,7 +31,13 @@ export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}):
   let lastId = 0
 
   const add = (key: string, name: string): Entry => {
-    const record: ApiKeyRecord = { id: `${prefix}${++lastId}`, name, createdAt: now(), revokedAt: null, lastUsedAt: null }
+    const record: ApiKeyRecord = {
+      id: `${prefix}${++lastId}`,
+      name,
+      createdAt: now(),
+      revokedAt: null,
+      lastUsedAt: null,
+    }
     const entry = { record, digest: sha256Hex(key) }
     byDigest.set(entry.digest, entry)
     byId.set(record.id, entry)
@@ -46,7 +52,8 @@ export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}):
         // comparison is in constant time all the same.
         const digest = sha256Hex(apiKey)
         const entry = byDigest.get(digest)
-        if (entry === undefined || entry.record.revokedAt !== null || !sameDigest(entry.digest, digest)) return O.none
+        if (entry === undefined || entry.record.revokedAt !== null || !sameDigest(entry.digest, digest))
+          return O.none
         entry.record = { ...entry.record, lastUsedAt: now() }
         return O.some({ keyId: entry.record.id, name: entry.record.name })
       }),

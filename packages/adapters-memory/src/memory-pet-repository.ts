@@ -14,7 +14,12 @@ export const createMemoryPetRepository = (): PetRepository => {
       TE.fromIO(() => {
         // CONTRACT: ids strictly increase and are never reused. JavaScript runs this synchronously,
         // so concurrent adds cannot interleave here.
-        const pet: Pet = { id: ++lastId as PetId, name: data.name, categoryId: data.categoryId, status: data.status }
+        const pet: Pet = {
+          id: ++lastId as PetId,
+          name: data.name,
+          categoryId: data.categoryId,
+          status: data.status,
+        }
         pets.push(pet)
         byId.set(pet.id, pet)
         return pet

@@ -4,11 +4,20 @@ import * as O from 'fp-ts/lib/Option.js'
 import { describe, expect, it } from 'vitest'
 import { createMemoryApiKeyStore, sha256Hex } from '../src/index.js'
 
-describeApiKeyStoreContract('memory', async () => ({ store: createMemoryApiKeyStore(), close: async () => {} }))
+describeApiKeyStoreContract('memory', async () => ({
+  store: createMemoryApiKeyStore(),
+  close: async () => {},
+}))
 
 describe('memory API-key store', () => {
   it('trusts the keys it is given, under ids with its prefix', async () => {
-    const store = createMemoryApiKeyStore({ keys: [{ key: 'k1', name: 'first' }, { key: 'k2', name: 'second' }], idPrefix: 'env-' })
+    const store = createMemoryApiKeyStore({
+      keys: [
+        { key: 'k1', name: 'first' },
+        { key: 'k2', name: 'second' },
+      ],
+      idPrefix: 'env-',
+    })
     expect(await run(store.authenticate('k1'))).toEqual(O.some({ keyId: 'env-1', name: 'first' }))
     expect(await run(store.authenticate('k2'))).toEqual(O.some({ keyId: 'env-2', name: 'second' }))
     expect(await run(store.authenticate('k3'))).toEqual(O.none)

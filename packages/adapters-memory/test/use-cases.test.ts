@@ -15,7 +15,12 @@ const limit = (n: number) => n as PageLimit
 describe('use cases on the in-memory adapters', () => {
   it('createPet makes a pet available when no status is given, and keeps the one given', async () => {
     const { create } = setUp()
-    expect(await run(create(aNewPet({ name: 'Rex' })))).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'available' })
+    expect(await run(create(aNewPet({ name: 'Rex' })))).toEqual({
+      id: 1,
+      name: 'Rex',
+      categoryId: 1,
+      status: 'available',
+    })
     expect(await run(create(aNewPet({ status: 'sold' })))).toMatchObject({ id: 2, status: 'sold' })
   })
 
@@ -34,7 +39,8 @@ describe('use cases on the in-memory adapters', () => {
 
   it('listPets filters by status and pages within the filter', async () => {
     const { create, list } = setUp()
-    for (const status of ['sold', 'available', 'sold', 'pending', 'sold'] as const) await run(create(aNewPet({ status })))
+    for (const status of ['sold', 'available', 'sold', 'pending', 'sold'] as const)
+      await run(create(aNewPet({ status })))
     const page = await run(list({ limit: limit(2), status: 'sold' }))
     expect(page.pets.map((p) => p.id)).toEqual([1, 3])
     expect(page.next).toEqual(O.some(3))

@@ -25,7 +25,7 @@ export interface ApiKeyNameBrand {
 /** A label for a key, so people know whose it is: 1 to 100 characters, not all white space. */
 export type ApiKeyName = t.Branded<string, ApiKeyNameBrand>
 export const ApiKeyName = checked<ApiKeyName, string>('ApiKeyName', t.string, 'must be a string', (s) =>
-  /\S/u.test(s) && s.length <= 100 && !/[\u0000-\u001F]/u.test(s)
+  /\S/u.test(s) && s.length <= 100 && ![...s].some((c) => c < ' ')
     ? undefined
     : 'must have 1 to 100 characters, not all white space and no control characters',
 )

@@ -6,7 +6,14 @@ import type { Authenticator } from './ports.js'
 export const anyAuthenticator = (...authenticators: ReadonlyArray<Authenticator>): Authenticator => ({
   authenticate: (apiKey) =>
     authenticators.reduce<ReturnType<Authenticator['authenticate']>>(
-      (found, next) => TE.flatMap(found, O.match(() => next.authenticate(apiKey), (owner) => TE.right(O.some(owner)))),
+      (found, next) =>
+        TE.flatMap(
+          found,
+          O.match(
+            () => next.authenticate(apiKey),
+            (owner) => TE.right(O.some(owner)),
+          ),
+        ),
       TE.right(O.none),
     ),
 })

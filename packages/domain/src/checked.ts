@@ -26,7 +26,14 @@ export type Issue = { readonly field: string; readonly problem: string }
 
 // Intersections and unions add context entries of their own; only object keys and array indexes
 // name a place in the input.
-const naming = new Set(['InterfaceType', 'PartialType', 'StrictType', 'ExactType', 'ArrayType', 'ReadonlyArrayType'])
+const naming = new Set([
+  'InterfaceType',
+  'PartialType',
+  'StrictType',
+  'ExactType',
+  'ArrayType',
+  'ReadonlyArrayType',
+])
 
 const expectation = (error: t.ValidationError): string => {
   const codec = error.context[error.context.length - 1]?.type

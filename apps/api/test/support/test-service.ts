@@ -20,14 +20,15 @@ export const startTestService = async (options: TestServiceOptions = {}) => {
   const config = loadConfig({ API_KEYS: TEST_KEYS.join(','), PORT: '0', LOG_LEVEL: 'silent', ...options.env })
   if (E.isLeft(config)) throw new Error(`bad test configuration: ${config.left.join('; ')}`)
   const clock = aClock(options.clockNow ?? '2026-11-22T12:00:00Z')
-  const service = await createService(config.right, { clock, logger: createLogger(config.right) })
-  const running = await startServer(service, config.right)
+  const running = await startServer(config.right, (resolved) =>
+    createService(resolved, { clock, logger: createLogger(resolved) }),
+  )
   const url = running.url
   return {
     /** Where the server listens, such as http://127.0.0.1:40123. */
     url,
     /** What the service writes in Location and Link headers. */
-    publicBaseUrl: config.right.publicBaseUrl,
+    publicBaseUrl: running.publicBaseUrl,
     clock,
     /** fetch against the server: `request('/v1/pets', { headers })`. */
     request: (path: string, init: RequestInit = {}) => fetch(`${url}${path}`, init),

@@ -38,7 +38,14 @@ export const describeApiKeyStoreContract = (adapter: string, open: OpenApiKeySto
 
     it('knows no key it did not issue, nor one that differs in case or by a character', async () => {
       const { key } = await run(ctx.store.issue(name('a')))
-      for (const other of ['', 'nope', key.toUpperCase() === key ? key.toLowerCase() : key.toUpperCase(), key + 'x', key.slice(1), ` ${key}`])
+      for (const other of [
+        '',
+        'nope',
+        key.toUpperCase() === key ? key.toLowerCase() : key.toUpperCase(),
+        key + 'x',
+        key.slice(1),
+        ` ${key}`,
+      ])
         expect(await run(ctx.store.authenticate(other))).toEqual(O.none)
     })
 

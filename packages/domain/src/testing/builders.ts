@@ -4,8 +4,9 @@ import type { CategoryId, NewPet, PetData, PetName } from '../pet.js'
 import type { Clock } from '../ports.js'
 
 /** A valid new pet for tests; override any field. */
-export const aNewPet = (overrides: Partial<{ name: string; categoryId: number; status: PetData['status'] }> = {}) =>
-  ({ name: 'Rex', categoryId: 1, ...overrides }) as NewPet
+export const aNewPet = (
+  overrides: Partial<{ name: string; categoryId: number; status: PetData['status'] }> = {},
+) => ({ name: 'Rex', categoryId: 1, ...overrides }) as NewPet
 
 /** A complete pet record without an id, as a repository receives it. */
 export const aPetData = (overrides: Partial<PetData> = {}): PetData => ({

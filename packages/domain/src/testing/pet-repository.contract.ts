@@ -46,7 +46,9 @@ export const describePetRepositoryContract = (adapter: string, open: OpenPetRepo
     })
 
     it('keeps category ids up to 2^53 - 1', async () => {
-      const pet = await run(ctx.repo.add(aPetData({ categoryId: Number.MAX_SAFE_INTEGER as Pet['categoryId'] })))
+      const pet = await run(
+        ctx.repo.add(aPetData({ categoryId: Number.MAX_SAFE_INTEGER as Pet['categoryId'] })),
+      )
       expect(await run(ctx.repo.findById(pet.id))).toEqual(O.some(pet))
     })
 

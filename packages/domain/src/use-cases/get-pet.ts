@@ -18,7 +18,4 @@ export const getPet =
   (id: PetId): TE.TaskEither<Gone | PetNotFound | StoreUnavailable, Pet> =>
     clock.now().getTime() >= GET_PET_SUNSET.getTime()
       ? TE.left(gone('getPet', GET_PET_SUNSET))
-      : pipe(
-          pets.findById(id),
-          TE.flatMap(TE.fromOption(() => petNotFound(id))),
-        )
+      : pipe(pets.findById(id), TE.flatMap(TE.fromOption(() => petNotFound(id))))

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Sets up this checkout on a fresh machine, then runs the service or every test.
+#   bash scripts/bootstrap.sh start   install what is needed, build, and run the service
+#   bash scripts/bootstrap.sh test    install what is needed, reach PostgreSQL, run every test
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PNPM_VERSION=10.34.9
+export TURBO_TELEMETRY_DISABLED=1
+
+say() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+ensure_pnpm() {
+  if command -v pnpm >/dev/null 2>&1 && [ "$(pnpm --version 2>/dev/null)" = "$PNPM_VERSION" ]; then return; fi
+  # corepack cannot fetch pnpm on these machines; npm can.
+  say "installing pnpm $PNPM_VERSION with npm"
+  npm install -g "pnpm@$PNPM_VERSION" --no-fund --no-audit >&2
+}
+
+# The PostgreSQL tests find a server through TEST_DATABASE_URL, Docker, or the local server on
+# 127.0.0.1:5432; this starts the local one when it is installed and down.
+ensure_postgres() {
+  if [ -n "${TEST_DATABASE_URL:-}" ]; then return; fi
+  if command -v pg_isready >/dev/null 2>&1 && pg_isready -q -h "${PGHOST:-127.0.0.1}" -p "${PGPORT:-5432}"; then return; fi
+  if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+    for version in $(ls /etc/postgresql); do
+      say "starting the local PostgreSQL $version cluster"
+      pg_ctlcluster --skip-systemctl-redirect "$version" main start || true
+    done
+    for _ in $(seq 1 30); do
+      pg_isready -q -h "${PGHOST:-127.0.0.1}" -p "${PGPORT:-5432}" && return
+      sleep 1
+    done
+  fi
+  say "no PostgreSQL answers on ${PGHOST:-127.0.0.1}:${PGPORT:-5432}; the PostgreSQL tests will say how to provide one"
+}
+
+command="${1:-}"
+case "$command" in
+  start)
+    ensure_pnpm
+    pnpm install --frozen-lockfile
+    exec pnpm start
+    ;;
+  test)
+    ensure_pnpm
+    pnpm install --frozen-lockfile
+    ensure_postgres
+    exec pnpm test
+    ;;
+  *)
+    echo "usage: bash scripts/bootstrap.sh start|test" >&2
+    exit 2
+    ;;
+esac

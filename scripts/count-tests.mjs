@@ -1,0 +1,27 @@
+// Sums the vitest JSON reports of every workspace package into one closing line:
+// "N passed, N failed". Exits non-zero when a test failed or no report was found.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join, resolve, dirname } from 'node:path'
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..')
+const reports = ['packages', 'apps', 'bench']
+  .map((dir) => join(root, dir))
+  .filter((dir) => existsSync(dir))
+  .flatMap((dir) =>
+    existsSync(join(dir, 'package.json')) ? [dir] : readdirSync(dir).map((name) => join(dir, name)),
+  )
+  .map((dir) => join(dir, 'test-results.json'))
+  .filter((file) => existsSync(file))
+
+let passed = 0
+let failed = 0
+for (const file of reports) {
+  const report = JSON.parse(readFileSync(file, 'utf8'))
+  passed += report.numPassedTests ?? 0
+  failed += (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0)
+  console.log(
+    `${file.slice(root.length + 1)}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`,
+  )
+}
+console.log(`${passed} passed, ${failed} failed`)
+process.exit(failed > 0 || reports.length === 0 ? 1 : 0)
