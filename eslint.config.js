@@ -13,6 +13,17 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'error',
       eqeqeq: ['error', 'always'],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['fp-ts/*', '!fp-ts/lib', 'fp-ts/lib/*', '!fp-ts/lib/*.js'],
+              message: "fp-ts has no exports map, so Node's ESM loader needs 'fp-ts/lib/<Module>.js'.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -1,18 +1,35 @@
 #!/usr/bin/env node
-import * as E from 'fp-ts/lib/Either.js'
 import { generateApiKey } from '@pets/adapters-memory'
+import * as E from 'fp-ts/lib/Either.js'
+import { keysCommand, KEYS_USAGE } from './commands/keys.js'
+import { migrateCommand } from './commands/migrate.js'
+import { UsageError } from './commands/with-database.js'
 import { loadConfig, type AppConfig } from './config.js'
-import { createService } from './create-service.js'
+import { createService, type AnimalStoreService } from './create-service.js'
 import { createLogger } from './logger.js'
 import { startServer } from './start-server.js'
 
-const usage = `Usage: animal-store [serve]
+const USAGE = `Usage:
+animal-store [serve]                   run the service (configured by environment variables: see the README)
+animal-store migrate                   bring the PostgreSQL schema up to date
+${KEYS_USAGE}`
 
-Runs the animal store service, configured by environment variables (see the README).`
-
+const print = (line: string) => process.stdout.write(`${line}\n`)
 const fail = (lines: ReadonlyArray<string>): never => {
-  process.stderr.write(`animal-store: cannot start:\n${lines.map((l) => `  - ${l}`).join('\n')}\n`)
+  process.stderr.write(`animal-store: ${lines.length === 1 ? lines[0] : `\n${lines.map((l) => `  - ${l}`).join('\n')}`}\n`)
   process.exit(2)
+}
+
+// CONTRACT: production needs at least one API key, from API_KEYS or the database.
+const requireActiveKey = async (service: AnimalStoreService) => {
+  const records = await service.apiKeys.list()()
+  if (E.isRight(records) && records.right.some((r) => r.revokedAt === null)) return
+  await service.close()
+  throw new UsageError(
+    E.isLeft(records)
+      ? 'cannot start: PostgreSQL cannot be reached to look for API keys'
+      : 'cannot start: APP_ENV=production needs at least one API key: set API_KEYS, or create one with "animal-store keys create --name NAME"',
+  )
 }
 
 const serve = async (loaded: AppConfig) => {
@@ -21,14 +38,16 @@ const serve = async (loaded: AppConfig) => {
     const key = generateApiKey()
     config = { ...config, apiKeys: [key] }
     // Printed once, on purpose, and never logged: development only, when API_KEYS is unset.
-    process.stdout.write(`No API_KEYS set: this development run accepts the generated key\n  ${key}\n`)
+    print(`No API_KEYS set: this development run accepts the generated key\n  ${key}`)
   }
   const logger = createLogger(config)
   if (config.storage.kind === 'memory')
-    logger.warn(
-      'storage: in memory; every pet is lost when this process ends (set DATABASE_URL to keep them)',
-    )
-  const running = await startServer(config, (resolved) => createService(resolved, { logger }))
+    logger.warn('storage: in memory; every pet is lost when this process ends (set DATABASE_URL to keep them)')
+  const running = await startServer(config, async (resolved) => {
+    const service = await createService(resolved, { logger })
+    if (config.env === 'production' && config.apiKeys.length === 0) await requireActiveKey(service)
+    return service
+  })
   logger.info({ url: running.url, env: config.env, publicBaseUrl: running.publicBaseUrl }, 'listening')
 
   let stopping = false
@@ -56,20 +75,17 @@ const serve = async (loaded: AppConfig) => {
 
 const main = async (argv: ReadonlyArray<string>) => {
   const [command = 'serve', ...rest] = argv
-  if (command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`${usage}\n`)
-    return
-  }
+  if (command === '--help' || command === '-h' || command === 'help') return print(USAGE)
   const config = loadConfig(process.env)
-  if (E.isLeft(config)) return fail(config.left)
+  if (E.isLeft(config)) return fail(['cannot start:', ...config.left])
   if (command === 'serve' && rest.length === 0) return serve(config.right)
-  return fail([`unknown command "${[command, ...rest].join(' ')}"`, usage])
+  if (command === 'migrate' && rest.length === 0) return migrateCommand(config.right, print)
+  if (command === 'keys') return keysCommand(config.right, rest, print)
+  return fail([`unknown command "${argv.join(' ')}"`, USAGE])
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  createLogger({ logLevel: 'error', logFormat: 'json' }).fatal(
-    { err: error },
-    'the service stopped on an error',
-  )
+  if (error instanceof UsageError) return fail([error.message])
+  createLogger({ logLevel: 'error', logFormat: 'json' }).fatal({ err: error }, 'stopped on an error')
   process.exit(1)
 })

@@ -1,4 +1,5 @@
-import type { Authenticator, Clock, createPet, getPet, listPets, PetRepository } from '@pets/domain'
+import type { PostgresDatabase } from '@pets/adapters-postgres'
+import type { ApiKeyStore, Authenticator, Clock, createPet, getPet, listPets, PetRepository } from '@pets/domain'
 import type { HttpLogger } from '@pets/adapters-http'
 import type Koa from 'koa'
 import type { AppConfig } from './config.js'
@@ -14,6 +15,10 @@ export const ConfigToken = token<AppConfig>('Config')
 export const LoggerToken = token<HttpLogger>('Logger')
 export const ClosersToken = token<Array<Closer>>('Closers')
 export const ClockToken = token<Clock>('Clock')
+/** The PostgreSQL pool; registered only when the storage is PostgreSQL. */
+export const DatabaseToken = token<PostgresDatabase>('Database')
+/** Keys issued by `keys create`: in PostgreSQL, or in memory (then they last as long as the process). */
+export const ApiKeyStoreToken = token<ApiKeyStore>('ApiKeyStore')
 export const PetRepositoryToken = token<PetRepository>('PetRepository')
 export const AuthenticatorToken = token<Authenticator>('Authenticator')
 export const ListPetsToken = token<ReturnType<typeof listPets>>('ListPets')

@@ -1,14 +1,18 @@
+import { openFreshDatabase } from '@pets/adapters-postgres/testing'
 import { aClock } from '@pets/domain/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import { loadConfig } from '../../src/config.js'
 import { createService } from '../../src/create-service.js'
 import { createLogger } from '../../src/logger.js'
 import { startServer } from '../../src/start-server.js'
+import { inject } from 'vitest'
 
 /** The two API keys every test service accepts. */
 export const TEST_KEYS = ['test-key-one', 'test-key-two'] as const
 
 export type TestServiceOptions = {
+  /** `postgres`: a fresh database of its own, cloned from the migrated template. */
+  readonly storage?: 'memory' | 'postgres'
   /** Environment variables on top of the test defaults (API_KEYS, PORT=0, LOG_LEVEL=silent). */
   readonly env?: Readonly<Record<string, string>>
   /** Where the test clock starts; it stands still until `clock.set`. */
@@ -17,7 +21,14 @@ export type TestServiceOptions = {
 
 /** The service, started in this process on a free port, with a clock the test controls. */
 export const startTestService = async (options: TestServiceOptions = {}) => {
-  const config = loadConfig({ API_KEYS: TEST_KEYS.join(','), PORT: '0', LOG_LEVEL: 'silent', ...options.env })
+  const database = options.storage === 'postgres' ? await openFreshDatabase(inject('postgres')) : undefined
+  const config = loadConfig({
+    API_KEYS: TEST_KEYS.join(','),
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...(database === undefined ? {} : { DATABASE_URL: database.url, MIGRATE_ON_START: 'false' }),
+    ...options.env,
+  })
   if (E.isLeft(config)) throw new Error(`bad test configuration: ${config.left.join('; ')}`)
   const clock = aClock(options.clockNow ?? '2026-11-22T12:00:00Z')
   const running = await startServer(config.right, (resolved) =>
@@ -38,7 +49,13 @@ export const startTestService = async (options: TestServiceOptions = {}) => {
         ...init,
         headers: { Authorization: `Bearer ${TEST_KEYS[0]}`, ...(init.headers as Record<string, string>) },
       }),
-    close: () => running.stop(),
+    /** The fresh database of a PostgreSQL-backed service. */
+    database,
+    close: async () => {
+      const outcome = await running.stop()
+      await database?.close()
+      return outcome
+    },
   }
 }
 

@@ -1,0 +1,54 @@
+import { createPostgresApiKeyStore } from '@pets/adapters-postgres'
+import { ApiKeyName, type ApiKeyRecord } from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
+import * as O from 'fp-ts/lib/Option.js'
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
+import type { AppConfig } from '../config.js'
+import { UsageError, withDatabase } from './with-database.js'
+
+export const KEYS_USAGE = `animal-store keys create --name NAME   issue a key; it is printed once, only its digest is kept
+animal-store keys list                 show every key's id, name and dates (never a key)
+animal-store keys revoke ID            refuse the key from the next request on`
+
+const unwrap = async <A>(task: TaskEither<unknown, A>): Promise<A> => {
+  const result = await task()
+  if (E.isLeft(result)) throw new Error('PostgreSQL cannot be reached; check DATABASE_URL and try again')
+  return result.right
+}
+
+const date = (d: Date | null) => (d === null ? '-' : d.toISOString())
+const table = (records: ReadonlyArray<ApiKeyRecord>): Array<string> => {
+  const rows = [
+    ['ID', 'NAME', 'CREATED', 'LAST USED', 'REVOKED'],
+    ...records.map((r) => [r.id, r.name, date(r.createdAt), date(r.lastUsedAt), date(r.revokedAt)]),
+  ]
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
+  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd())
+}
+
+/** `animal-store keys …`: manages the API keys kept in PostgreSQL. */
+export const keysCommand = (config: AppConfig, args: ReadonlyArray<string>, print: (line: string) => void) => {
+  const [action, ...rest] = args
+  return withDatabase(config, `keys ${action ?? ''}`.trim(), async ({ db }) => {
+    const store = createPostgresApiKeyStore(db)
+    if (action === 'create' && rest.length === 2 && rest[0] === '--name') {
+      const name = ApiKeyName.decode(rest[1])
+      if (E.isLeft(name)) throw new UsageError(`--name ${name.left[0]?.message ?? 'is invalid'}`)
+      const issued = await unwrap(store.issue(name.right))
+      print(`Created key ${issued.record.id} (${issued.record.name}). It is shown this once; keep it safe:`)
+      print(issued.key)
+      return
+    }
+    if (action === 'list' && rest.length === 0) {
+      table(await unwrap(store.list())).forEach((line) => print(line))
+      return
+    }
+    if (action === 'revoke' && rest.length === 1) {
+      const revoked = await unwrap(store.revoke(rest[0]!))
+      if (O.isNone(revoked)) throw new UsageError(`no key with id ${rest[0]} is active`)
+      print(`Revoked key ${revoked.value.id} (${revoked.value.name}); it is refused from the next request on.`)
+      return
+    }
+    throw new UsageError(`usage:\n${KEYS_USAGE}`)
+  })
+}

@@ -1,0 +1,27 @@
+import { createPostgresDatabase, type PostgresDatabase } from '@pets/adapters-postgres'
+import type { AppConfig } from '../config.js'
+
+/** Thrown for a command that cannot run as asked; main prints its message and exits 2. */
+export class UsageError extends Error {}
+
+/** Runs `work` on the configured PostgreSQL database, and closes the pool afterwards. */
+export const withDatabase = async <A>(
+  config: AppConfig,
+  command: string,
+  work: (database: PostgresDatabase) => Promise<A>,
+): Promise<A> => {
+  if (config.storage.kind !== 'postgres')
+    throw new UsageError(`"${command}" works on PostgreSQL: set DATABASE_URL (and not STORAGE=memory)`)
+  const database = createPostgresDatabase({
+    connectionString: config.storage.url,
+    connectionTimeoutMs: config.storage.connectionTimeoutMs,
+    statementTimeoutMs: 0,
+    poolSize: 1,
+    applicationName: `animal-store ${command}`,
+  })
+  try {
+    return await work(database)
+  } finally {
+    await database.close()
+  }
+}

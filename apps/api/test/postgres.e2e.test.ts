@@ -1,0 +1,141 @@
+import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { afterEach, describe, expect, inject, it } from 'vitest'
+import { MAIN, spawnService } from './support/spawn-service.js'
+import { startTcpProxy } from './support/tcp-proxy.js'
+
+const exec = promisify(execFile)
+const cli = (databaseUrl: string, ...args: Array<string>) =>
+  exec(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
+  })
+
+const post = (url: string, key: string, body: unknown) =>
+  fetch(`${url}/v1/pets`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+const list = (url: string, key: string) =>
+  fetch(`${url}/v1/pets?limit=100`, { headers: { Authorization: `Bearer ${key}` } })
+
+// The built service as a real process on a real PostgreSQL.
+describe('the built service on PostgreSQL', () => {
+  const opened: Array<FreshDatabase> = []
+  const fresh = async (empty = false) => {
+    const database = await openFreshDatabase(inject('postgres'), { empty })
+    opened.push(database)
+    return database
+  }
+  afterEach(async () => {
+    for (const database of opened.splice(0)) await database.close()
+  })
+
+  it('creates its schema on an empty database, and loses no pet across a restart', async () => {
+    const { url: databaseUrl } = await fresh(true)
+    const first = await spawnService({ DATABASE_URL: databaseUrl, API_KEYS: 'k1' })
+    expect(first.output()).toContain('migrations: ran')
+    const created = await post(first.url, 'k1', { name: 'Rex', categoryId: 3, status: 'sold' })
+    expect(created.status).toBe(201)
+    const pet = (await created.json()) as { id: number }
+    expect(first.output()).not.toContain('in memory')
+    expect(await first.stop()).toBe(0)
+
+    const second = await spawnService({ DATABASE_URL: databaseUrl, API_KEYS: 'k1' })
+    expect(second.output()).toContain('migrations: up to date')
+    expect(await (await list(second.url, 'k1')).json()).toEqual([pet])
+    const next = (await (await post(second.url, 'k1', { name: 'Tom', categoryId: 3 })).json()) as {
+      id: number
+    }
+    expect(next.id).toBeGreaterThan(pet.id)
+    expect(await second.stop()).toBe(0)
+  })
+
+  it('manages keys from the command line: printed once, listed without the key, revoked at once', async () => {
+    const { url: databaseUrl } = await fresh()
+    const created = await cli(databaseUrl, 'keys', 'create', '--name', 'billing')
+    const key = created.stdout.trim().split('\n').at(-1)!
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/)
+
+    const svc = await spawnService({ DATABASE_URL: databaseUrl, API_KEYS: 'env-key' })
+    expect((await list(svc.url, key)).status).toBe(200)
+    expect((await list(svc.url, 'env-key')).status).toBe(200)
+
+    const listed = await cli(databaseUrl, 'keys', 'list')
+    expect(listed.stdout).toMatch(/ID\s+NAME\s+CREATED\s+LAST USED\s+REVOKED/)
+    expect(listed.stdout).toContain('billing')
+    expect(listed.stdout).not.toContain(key)
+
+    const id = /^(\d+)\s+billing/m.exec(listed.stdout)![1]!
+    await cli(databaseUrl, 'keys', 'revoke', id)
+    expect((await list(svc.url, key)).status).toBe(401)
+    expect((await list(svc.url, 'env-key')).status).toBe(200)
+    expect(await svc.stop()).toBe(0)
+    expect(svc.output()).not.toContain(key)
+
+    await expect(cli(databaseUrl, 'keys', 'revoke', id)).rejects.toMatchObject({ code: 2 })
+    await expect(cli(databaseUrl, 'keys', 'create')).rejects.toMatchObject({ code: 2 })
+  })
+
+  it('refuses to start in production without any API key, and starts with a stored one', async () => {
+    const { url: databaseUrl } = await fresh()
+    const env = { DATABASE_URL: databaseUrl, APP_ENV: 'production' }
+    await expect(
+      exec(process.execPath, [MAIN], { env: { ...env, PATH: process.env.PATH ?? '' } }),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('APP_ENV=production needs at least one API key'),
+    })
+    await cli(databaseUrl, 'keys', 'create', '--name', 'ops')
+    const svc = await spawnService(env)
+    expect(await svc.stop()).toBe(0)
+  })
+
+  it('answers 503 with Retry-After while the database is gone or hangs, and recovers by itself', async () => {
+    const database = await fresh()
+    const target = new URL(database.url)
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const viaProxy = new URL(database.url)
+    viaProxy.hostname = '127.0.0.1'
+    viaProxy.port = String(proxy.port)
+    const svc = await spawnService({
+      DATABASE_URL: viaProxy.toString(),
+      API_KEYS: 'k1',
+      DATABASE_CONNECT_TIMEOUT_MS: '500',
+      DATABASE_STATEMENT_TIMEOUT_MS: '1000',
+    })
+    try {
+      const before = (await (await post(svc.url, 'k1', { name: 'before', categoryId: 1 })).json()) as {
+        id: number
+      }
+
+      for (const outage of [proxy.cut, proxy.stall]) {
+        outage()
+        const started = Date.now()
+        const during = await post(svc.url, 'k1', { name: 'during', categoryId: 1 })
+        expect(during.status).toBe(503)
+        expect(during.headers.get('retry-after')).toMatch(/^\d+$/)
+        expect(await during.json()).toMatchObject({ code: 'unavailable', status: 503 })
+        expect(Date.now() - started).toBeLessThan(2_000)
+        expect((await list(svc.url, 'k1')).status).toBe(503)
+
+        proxy.restore()
+        const back = Date.now()
+        let status = 0
+        while (status !== 200 && Date.now() - back < 2_000) status = (await list(svc.url, 'k1')).status
+        expect(status).toBe(200)
+      }
+      const after = (await (await post(svc.url, 'k1', { name: 'after', categoryId: 1 })).json()) as {
+        id: number
+      }
+      const names = ((await (await list(svc.url, 'k1')).json()) as Array<{ name: string }>).map((p) => p.name)
+      expect(names).toEqual(['before', 'after'])
+      expect(after.id).toBeGreaterThan(before.id)
+      expect(svc.output()).not.toContain('"status":500')
+    } finally {
+      await svc.stop()
+      await proxy.close()
+    }
+  })
+})
