@@ -67,7 +67,9 @@ export const decodeNewPet = (body: unknown): E.Either<InvalidInput, NewPet> =>
 /** Decodes the query of a listing: each parameter at most once, none unknown. */
 export const decodeListPetsQuery = (query: Record<string, string | Array<string> | undefined>) => {
   const repeated: Array<Issue> = Object.entries(query)
-    .filter(([, value]) => Array.isArray(value))
+    .filter(
+      ([key, value]) => Array.isArray(value) && (LIST_PETS_PARAMETERS as ReadonlyArray<string>).includes(key),
+    )
     .map(([key]) => ({ field: key, problem: 'must be given at most once' }))
   const single = Object.fromEntries(Object.entries(query).filter(([, value]) => !Array.isArray(value)))
   return pipe(

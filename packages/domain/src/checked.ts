@@ -37,7 +37,14 @@ const naming = new Set([
 
 const expectation = (error: t.ValidationError): string => {
   const codec = error.context[error.context.length - 1]?.type
-  return codec instanceof t.KeyofType ? `must be one of ${Object.keys(codec.keys).join(', ')}` : 'is invalid'
+  if (codec instanceof t.KeyofType) return `must be one of ${Object.keys(codec.keys).join(', ')}`
+  if (
+    codec instanceof t.InterfaceType ||
+    codec instanceof t.PartialType ||
+    codec instanceof t.IntersectionType
+  )
+    return 'must be an object'
+  return 'is invalid'
 }
 
 /** Turns io-ts errors into one issue per offending field, in the order they were found. */

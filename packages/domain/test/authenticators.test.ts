@@ -1,0 +1,72 @@
+import * as E from 'fp-ts/lib/Either.js'
+import * as O from 'fp-ts/lib/Option.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { describe, expect, it } from 'vitest'
+import { anyAuthenticator, storeUnavailable, type ApiKeyOwner, type Authenticator } from '../src/index.js'
+
+// A fake that knows one key, or is down, and records every key it was asked about.
+const fake = (knows: { key: string; owner: ApiKeyOwner } | 'down' | 'nothing') => {
+  const asked: Array<string> = []
+  const authenticator: Authenticator = {
+    authenticate: (apiKey) =>
+      TE.fromIOEither(() => {
+        asked.push(apiKey)
+        if (knows === 'down') return E.left(storeUnavailable())
+        return E.right(knows !== 'nothing' && knows.key === apiKey ? O.some(knows.owner) : O.none)
+      }),
+  }
+  return { authenticator, asked }
+}
+
+const alice: ApiKeyOwner = { keyId: 'env-1', name: 'alice' }
+const bob: ApiKeyOwner = { keyId: '7', name: 'bob' }
+
+describe('anyAuthenticator', () => {
+  it('asks each authenticator in order until one knows the key, and answers its owner', async () => {
+    const first = fake('nothing')
+    const second = fake({ key: 'k', owner: alice })
+    const third = fake({ key: 'k', owner: bob })
+    const any = anyAuthenticator(first.authenticator, second.authenticator, third.authenticator)
+    expect(await any.authenticate('k')()).toEqual(E.right(O.some(alice)))
+    expect(first.asked).toEqual(['k'])
+    expect(second.asked).toEqual(['k'])
+    expect(third.asked).toEqual([])
+  })
+
+  it('answers none when no authenticator knows the key, after asking them all', async () => {
+    const first = fake({ key: 'a', owner: alice })
+    const second = fake({ key: 'b', owner: bob })
+    const any = anyAuthenticator(first.authenticator, second.authenticator)
+    expect(await any.authenticate('c')()).toEqual(E.right(O.none))
+    expect(first.asked).toEqual(['c'])
+    expect(second.asked).toEqual(['c'])
+  })
+
+  it('answers none when it has no authenticator at all', async () => {
+    expect(await anyAuthenticator().authenticate('k')()).toEqual(E.right(O.none))
+  })
+
+  it('passes StoreUnavailable through and asks no further authenticator', async () => {
+    const down = fake('down')
+    const later = fake({ key: 'k', owner: bob })
+    const any = anyAuthenticator(down.authenticator, later.authenticator)
+    expect(await any.authenticate('k')()).toEqual(E.left({ _tag: 'StoreUnavailable' }))
+    expect(later.asked).toEqual([])
+  })
+
+  it('does not ask a store that is down once an earlier authenticator knows the key', async () => {
+    const known = fake({ key: 'k', owner: alice })
+    const down = fake('down')
+    const any = anyAuthenticator(known.authenticator, down.authenticator)
+    expect(await any.authenticate('k')()).toEqual(E.right(O.some(alice)))
+    expect(down.asked).toEqual([])
+  })
+
+  it('asks nobody until the task is run', async () => {
+    const only = fake({ key: 'k', owner: alice })
+    const task = anyAuthenticator(only.authenticator).authenticate('k')
+    expect(only.asked).toEqual([])
+    await task()
+    expect(only.asked).toEqual(['k'])
+  })
+})

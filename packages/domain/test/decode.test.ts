@@ -1,0 +1,91 @@
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+import { describe, expect, it } from 'vitest'
+import { CategoryId, decodeNewPet, describeErrors, PetName, PetStatus, type Issue } from '../src/index.js'
+
+const issuesOf = (input: unknown): ReadonlyArray<Issue> => {
+  const decoded = decodeNewPet(input)
+  if (E.isRight(decoded)) throw new Error(`expected a failure, got ${JSON.stringify(decoded.right)}`)
+  expect(decoded.left._tag).toBe('InvalidInput')
+  return decoded.left.issues
+}
+
+const describeFailure = <A>(codec: t.Type<A, unknown, unknown>, input: unknown): ReadonlyArray<Issue> => {
+  const decoded = codec.decode(input)
+  if (E.isRight(decoded)) throw new Error(`expected a failure, got ${JSON.stringify(decoded.right)}`)
+  return describeErrors(decoded.left)
+}
+
+describe('decodeNewPet', () => {
+  it('accepts a new pet with or without a status, and adds nothing', () => {
+    expect(decodeNewPet({ name: 'Rex', categoryId: 1 })).toEqual(E.right({ name: 'Rex', categoryId: 1 }))
+    expect(decodeNewPet({ name: ' Rex ', categoryId: 2, status: 'sold' })).toEqual(
+      E.right({ name: ' Rex ', categoryId: 2, status: 'sold' }),
+    )
+  })
+
+  it('says "is required" for each missing field', () => {
+    expect(issuesOf({})).toEqual([
+      { field: 'name', problem: 'is required' },
+      { field: 'categoryId', problem: 'is required' },
+    ])
+    expect(issuesOf({ name: 'Rex' })).toEqual([{ field: 'categoryId', problem: 'is required' }])
+  })
+
+  it('gives one issue per offending field, each with its own message', () => {
+    expect(issuesOf({ name: 5, categoryId: null, status: 'SOLD' })).toEqual([
+      { field: 'name', problem: 'must be a string' },
+      { field: 'categoryId', problem: 'must be an integer from 1 to 9007199254740991' },
+      { field: 'status', problem: 'must be one of available, pending, sold' },
+    ])
+  })
+
+  it('applies the invariants of the name and the category id', () => {
+    expect(issuesOf({ name: '   ', categoryId: 0 })).toEqual([
+      { field: 'name', problem: 'must contain at least one character that is not white space' },
+      { field: 'categoryId', problem: 'must be an integer from 1 to 9007199254740991' },
+    ])
+  })
+
+  it.each([null, undefined, 'Rex', 42, [], [{ name: 'Rex', categoryId: 1 }]])(
+    'refuses a value that is not an object (%j) with one issue for the whole input',
+    (input) => {
+      const issues = issuesOf(input)
+      expect(issues).toEqual([{ field: '', problem: 'must be an object' }])
+    },
+  )
+})
+
+describe('describeErrors', () => {
+  it('names a nested field by its dotted path, array indexes included', () => {
+    const Owner = t.type({ owner: t.type({ pets: t.array(t.type({ name: PetName })) }) })
+    expect(describeFailure(Owner, { owner: { pets: [{ name: 'Rex' }, { name: '' }] } })).toEqual([
+      { field: 'owner.pets.1.name', problem: 'must contain at least one character that is not white space' },
+    ])
+  })
+
+  it('does not add the members of an intersection or a union to the path', () => {
+    const Both = t.intersection([t.type({ a: CategoryId }), t.partial({ b: t.union([PetStatus, t.null]) })])
+    expect(describeFailure(Both, { a: 1, b: 'lost' }).map((i) => i.field)).toEqual(['b'])
+  })
+
+  it('keeps only the first issue of a field that fails several ways', () => {
+    const Either = t.type({ b: t.union([PetStatus, CategoryId]) })
+    expect(describeFailure(Either, { b: 'lost' })).toEqual([
+      { field: 'b', problem: 'must be one of available, pending, sold' },
+    ])
+  })
+
+  it('says "is required" only for a missing field, not for a missing whole input', () => {
+    expect(describeFailure(t.type({ a: CategoryId }), {})).toEqual([{ field: 'a', problem: 'is required' }])
+    expect(describeFailure(CategoryId, undefined)).toEqual([
+      { field: '', problem: 'must be an integer from 1 to 9007199254740991' },
+    ])
+  })
+
+  it('falls back to "is invalid" for a codec without a message', () => {
+    expect(describeFailure(t.type({ a: t.number }), { a: 'x' })).toEqual([
+      { field: 'a', problem: 'is invalid' },
+    ])
+  })
+})
