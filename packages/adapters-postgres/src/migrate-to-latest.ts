@@ -1,0 +1,80 @@
+import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { migrations } from './migrations/index.js'
+
+// Any fixed int8 will do, as long as nothing else on the database takes the same advisory lock.
+const MIGRATION_LOCK_KEY = 4_242_000_001
+// Polled rather than awaited with pg_advisory_lock, so that the pool's statement and query
+// timeouts do not end the wait while another instance migrates.
+const LOCK_POLL_MS = 100
+const LOCK_WAIT_MS = 5 * 60_000
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** Prints a line about the migrations; silent unless given. */
+export type MigrationLog = (line: string) => void
+
+/**
+ * Runs every migration not yet run, in one transaction, and returns their names. A PostgreSQL
+ * session advisory lock, held on one connection for the whole run, lets several instances start
+ * together on an empty database. Throws an Error naming the migration that failed.
+ */
+export const migrateToLatest = <DB>(
+  db: Kysely<DB>,
+  log: MigrationLog = () => {},
+): Promise<ReadonlyArray<string>> =>
+  db.connection().execute(async (connection) => {
+    await acquireLock(connection, log)
+    let failed = true
+    try {
+      const names = await run(connection, log)
+      failed = false
+      return names
+    } finally {
+      // When the run failed, its error matters more than a failure to unlock; a broken connection
+      // releases the lock anyway.
+      await sql`SELECT pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_KEY)})`
+        .execute(connection)
+        .catch((error: unknown) => {
+          if (!failed) throw error
+        })
+    }
+  })
+
+const acquireLock = async <DB>(connection: Kysely<DB>, log: MigrationLog) => {
+  const giveUpAt = Date.now() + LOCK_WAIT_MS
+  for (let attempt = 0; ; attempt++) {
+    const { rows } = await sql<{ locked: boolean }>`
+      SELECT pg_try_advisory_lock(${sql.lit(MIGRATION_LOCK_KEY)}) AS locked`.execute(connection)
+    if (rows[0]?.locked === true) return
+    if (attempt === 0) log('migrations: waiting for another instance that is migrating')
+    if (Date.now() > giveUpAt)
+      throw new Error(
+        `Migrations did not run: another session held the migration lock (advisory lock ${MIGRATION_LOCK_KEY}) for over ${LOCK_WAIT_MS / 1000} s.`,
+      )
+    await sleep(LOCK_POLL_MS)
+  }
+}
+
+const run = async <DB>(connection: Kysely<DB>, log: MigrationLog): Promise<ReadonlyArray<string>> => {
+  const migrator = new Migrator({
+    db: connection,
+    provider: { getMigrations: async () => ({ ...migrations }) },
+  })
+  const { error, results = [] } = await migrator.migrateToLatest()
+  if (error !== undefined) throw failure(error, results)
+  const ran = results.filter((r) => r.status === 'Success').map((r) => r.migrationName)
+  log(ran.length === 0 ? 'migrations: up to date' : `migrations: ran ${ran.join(', ')}`)
+  return ran
+}
+
+// kysely runs all pending migrations in one transaction, so when one fails none of them is kept.
+const failure = (error: unknown, results: ReadonlyArray<MigrationResult>): Error => {
+  const failed = results.find((r) => r.status === 'Error')
+  return new Error(
+    failed === undefined
+      ? `Migrations did not run: ${messageOf(error)}`
+      : `Migration ${failed.migrationName} failed, so no migration of this run was applied: ${messageOf(error)}`,
+    { cause: error },
+  )
+}

@@ -1,0 +1,12 @@
+import type { Migration } from 'kysely'
+import { createPets } from './2026-11-22-0001-create-pets.js'
+import { createApiKeys } from './2026-11-22-0002-create-api-keys.js'
+
+/**
+ * Every migration, by name, in the order they run (kysely sorts the names). Forward only: a change
+ * is a new date-prefixed file, never an edit of a file that has shipped.
+ */
+export const migrations: Readonly<Record<string, Migration>> = {
+  '2026-11-22-0001-create-pets': createPets,
+  '2026-11-22-0002-create-api-keys': createApiKeys,
+}

@@ -1,0 +1,39 @@
+import type { PetStatus } from '@pets/domain'
+import type { ColumnType, GeneratedAlways, Selectable } from 'kysely'
+
+// int8 columns are typed `string`: pg reads them as decimal strings, and writing them as strings
+// keeps every digit. `toPetId` turns them into numbers, and refuses those a number cannot hold.
+
+/** A timestamp the database fills in when a row is added; never updated. */
+type CreatedAt = ColumnType<Date, Date | undefined, never>
+
+/** The `pets` table: one row per pet, ids from an identity column. */
+export interface PetsTable {
+  readonly id: GeneratedAlways<string>
+  readonly name: string
+  readonly category_id: string
+  readonly status: PetStatus
+  readonly created_at: CreatedAt
+}
+
+/** The `api_keys` table: one row per issued key, holding its SHA-256 digest, never the key. */
+export interface ApiKeysTable {
+  readonly id: GeneratedAlways<string>
+  readonly name: string
+  /** The key's SHA-256 digest in lower-case hex. */
+  readonly digest: string
+  readonly created_at: CreatedAt
+  readonly revoked_at: Date | null
+  readonly last_used_at: Date | null
+}
+
+/** The tables kysely knows, as the migrations leave them. */
+export interface Database {
+  readonly pets: PetsTable
+  readonly api_keys: ApiKeysTable
+}
+
+/** A row of `pets` as a query reads it. */
+export type PetRow = Selectable<PetsTable>
+/** A row of `api_keys` as a query reads it. */
+export type ApiKeyRow = Selectable<ApiKeysTable>

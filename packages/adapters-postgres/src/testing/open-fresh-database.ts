@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto'
+import {
+  createPostgresDatabase,
+  type PostgresDatabase,
+  type PostgresDatabaseOptions,
+} from '../create-postgres-database.js'
+import type { TestDatabase } from './provide-test-database.js'
+import { databaseUrl, dropDatabases, quoteIdent, withAdminClient } from './with-admin-client.js'
+
+/** Pool options for a fresh database; `empty` clones template0 instead, leaving it unmigrated. */
+export type FreshDatabaseOptions = Omit<PostgresDatabaseOptions, 'connectionString'> & {
+  readonly empty?: boolean
+}
+
+/** A database of its own for one test: its URL and name, a pool on it, and a `close` that drops it. */
+export type FreshDatabase = PostgresDatabase & { readonly url: string; readonly name: string }
+
+/**
+ * Clones the migrated template into a new database with a unique name, so each test (or file)
+ * has its own and tests run in parallel. `close` ends the pool and drops the database.
+ */
+export const openFreshDatabase = async (
+  admin: TestDatabase,
+  options: FreshDatabaseOptions = {},
+): Promise<FreshDatabase> => {
+  const { empty = false, ...poolOptions } = options
+  // Named after the template, so the teardown finds what a crashed test left behind.
+  const name = `${admin.templateName}_${randomBytes(4).toString('hex')}`
+  const template = empty ? 'template0' : admin.templateName
+  await withAdminClient(admin.url, (client) =>
+    client.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`),
+  )
+  const url = databaseUrl(admin.url, name)
+  const database = createPostgresDatabase({ ...poolOptions, connectionString: url })
+  let closing: Promise<void> | undefined
+  const close = async () => {
+    try {
+      await database.close()
+    } finally {
+      await dropDatabases(admin.url, name)
+    }
+  }
+  return { ...database, url, name, close: () => (closing ??= close()) }
+}

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto'
+import { createPostgresDatabase } from '../create-postgres-database.js'
+import { migrateToLatest } from '../migrate-to-latest.js'
+import { findTestServer } from './find-test-server.js'
+import { databaseUrl, dropDatabases, quoteIdent, redact, withAdminClient } from './with-admin-client.js'
+
+/** Where tests make their databases: a server (any database on it) and a migrated template to clone. */
+export type TestDatabase = { readonly url: string; readonly templateName: string }
+
+/** A TestDatabase, and a `teardown` that drops the template, every clone of it, and stops the server it started. */
+export type ProvidedTestDatabase = TestDatabase & { readonly teardown: () => Promise<void> }
+
+/**
+ * For a vitest globalSetup: finds a server (see findTestServer) and makes a fresh, migrated
+ * template database on it, named uniquely for this run. Throws when no server answers.
+ */
+export const provideTestDatabase = async (
+  options: { readonly log?: (line: string) => void } = {},
+): Promise<ProvidedTestDatabase> => {
+  const server = await findTestServer()
+  const templateName = `pets_template_${process.pid}_${randomBytes(4).toString('hex')}`
+  const teardown = async () => {
+    try {
+      await dropDatabases(server.url, templateName)
+    } finally {
+      await server.stop()
+    }
+  }
+  try {
+    await withAdminClient(server.url, (client) => client.query(`CREATE DATABASE ${quoteIdent(templateName)}`))
+    const template = createPostgresDatabase({
+      connectionString: databaseUrl(server.url, templateName),
+      poolSize: 1,
+    })
+    try {
+      await migrateToLatest(template.db)
+    } finally {
+      // CREATE DATABASE … TEMPLATE refuses a template that has sessions.
+      await template.close()
+    }
+  } catch (error) {
+    await teardown().catch(() => {})
+    throw error
+  }
+  options.log?.(`PostgreSQL for tests: ${server.source} at ${redact(server.url)}, template ${templateName}`)
+  return { url: server.url, templateName, teardown }
+}

@@ -1,0 +1,161 @@
+import type { PageCursor, PetId, PetListing, PetName } from '@pets/domain'
+import { aPetData, describePetRepositoryContract, run, runLeft } from '@pets/domain/testing'
+import * as E from 'fp-ts/lib/Either.js'
+import * as O from 'fp-ts/lib/Option.js'
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
+import { afterEach, describe, expect, inject, it } from 'vitest'
+import {
+  createPostgresDatabase,
+  createPostgresPetRepository,
+  migrateToLatest,
+  migrations,
+  tryStore,
+  type Database,
+} from '../src/index.js'
+import { openFreshDatabase, type FreshDatabase, type FreshDatabaseOptions } from '../src/testing/index.js'
+
+const postgres = inject('postgres')
+
+describePetRepositoryContract('postgres', async () => {
+  const fresh = await openFreshDatabase(postgres)
+  return { repo: createPostgresPetRepository(fresh.db), close: fresh.close }
+})
+
+const everything: PetListing = { limit: 100, after: 0 as PageCursor }
+const unavailable = expect.objectContaining({ _tag: 'StoreUnavailable' })
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('postgres pet repository', () => {
+  const opened: Array<{ close: () => Promise<void> }> = []
+  const open = async (options: FreshDatabaseOptions = {}): Promise<FreshDatabase> => {
+    const fresh = await openFreshDatabase(postgres, options)
+    opened.push(fresh)
+    return fresh
+  }
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((db) => db.close()))
+  })
+
+  it('keeps ids beyond 2^32 exact', async () => {
+    const { db } = await open()
+    await sql`ALTER TABLE pets ALTER COLUMN id RESTART WITH 1099511627776`.execute(db)
+    const repo = createPostgresPetRepository(db)
+    const pet = await run(repo.add(aPetData()))
+    expect(pet.id).toBe(2 ** 40)
+    expect(await run(repo.list(everything))).toEqual([pet])
+  })
+
+  it('throws, as a defect, on an id beyond 2^53 - 1 instead of returning a wrong number', async () => {
+    const { db } = await open()
+    await sql`INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
+      VALUES (9007199254740992, 'Big', 1, 'available'), (9007199254740993, 'Bigger', 1, 'sold')`.execute(db)
+    const repo = createPostgresPetRepository(db)
+    await expect(repo.findById(9007199254740992 as PetId)()).rejects.toThrow(
+      /pets\.id holds "9007199254740992"/,
+    )
+    await expect(repo.list(everything)()).rejects.toThrow(/isSafeInteger/)
+    await expect(repo.list({ ...everything, status: 'sold' })()).rejects.toThrow(/"9007199254740993"/)
+  })
+
+  it('rethrows an error that is not about reaching the store: a bug must not become a 503', async () => {
+    const repo = createPostgresPetRepository((await open()).db)
+    await expect(repo.add(aPetData({ name: '' as PetName }))()).rejects.toMatchObject({ code: '23514' })
+  })
+
+  it('runs each migration once, also when three instances start together on an empty database', async () => {
+    const empty = await open({ empty: true })
+    const instances = [1, 2, 3].map(() =>
+      createPostgresDatabase({ connectionString: empty.url, poolSize: 1 }),
+    )
+    opened.push(...instances)
+    const ran = await Promise.all(instances.map((instance) => migrateToLatest(instance.db)))
+    expect(ran.flat().sort()).toEqual(Object.keys(migrations).sort())
+    expect(await migrateToLatest(empty.db)).toEqual([])
+    const repo = createPostgresPetRepository(empty.db)
+    const pet = await run(repo.add(aPetData()))
+    expect(await run(repo.list(everything))).toEqual([pet])
+  })
+
+  it('serves the status listing from pets_status_id_idx', async () => {
+    const fresh = await open()
+    // One pet in a hundred is sold: scanning the primary key for them would read the other 99.
+    await sql`INSERT INTO pets (name, category_id, status)
+      SELECT 'pet ' || n, 1, CASE WHEN n % 100 = 0 THEN 'sold' ELSE 'available' END
+      FROM generate_series(1, 5000) AS n`.execute(fresh.db)
+    await sql`ANALYZE pets`.execute(fresh.db)
+    // The repository's own query, caught as it runs, then explained on one connection.
+    const queries: Array<CompiledQuery> = []
+    const logged = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: fresh.pool }),
+      log: (event) => void queries.push(event.query),
+    })
+    await run(
+      createPostgresPetRepository(logged).list({ limit: 21, after: 100 as PageCursor, status: 'sold' }),
+    )
+    expect(queries).toHaveLength(1)
+    const plan = await fresh.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx)
+      const explain = CompiledQuery.raw(`EXPLAIN ${queries[0]!.sql}`, [...queries[0]!.parameters])
+      return (await trx.executeQuery<{ 'QUERY PLAN': string }>(explain)).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n')
+    })
+    expect(plan).toMatch(/Index Scan using pets_status_id_idx/)
+    expect(plan).not.toMatch(/Sort/)
+  })
+
+  it('answers StoreUnavailable, not a throw, when the database cannot be reached', async () => {
+    const nowhere = createPostgresDatabase({
+      connectionString: 'postgres://postgres@127.0.0.1:1/postgres',
+      connectionTimeoutMs: 300,
+    })
+    opened.push(nowhere)
+    const repo = createPostgresPetRepository(nowhere.db)
+    expect(await runLeft(repo.add(aPetData()))).toEqual(unavailable)
+    expect(await runLeft(repo.findById(1 as PetId))).toEqual(unavailable)
+    expect(await runLeft(repo.list(everything))).toEqual(unavailable)
+  })
+
+  it('answers StoreUnavailable when a statement times out, and serves the next one', async () => {
+    const { db } = await open({ statementTimeoutMs: 200 })
+    await sql`CREATE FUNCTION slowly() RETURNS trigger LANGUAGE plpgsql
+      AS 'BEGIN PERFORM pg_sleep(2); RETURN NEW; END'`.execute(db)
+    await sql`CREATE TRIGGER slowly BEFORE INSERT ON pets FOR EACH ROW EXECUTE FUNCTION slowly()`.execute(db)
+    const repo = createPostgresPetRepository(db)
+    expect(await runLeft(repo.add(aPetData()))).toMatchObject({
+      _tag: 'StoreUnavailable',
+      cause: { code: '57014' },
+    })
+    await sql`DROP TRIGGER slowly ON pets`.execute(db)
+    const pet = await run(repo.add(aPetData()))
+    expect(await run(repo.list(everything))).toEqual([pet])
+  })
+
+  it('answers StoreUnavailable when its backend is terminated, and the pool recovers', async () => {
+    const { db, pool } = await open({ statementTimeoutMs: 20_000 })
+    const repo = createPostgresPetRepository(db)
+    const pet = await run(repo.add(aPetData()))
+    const terminate = async (where: string) =>
+      (
+        await sql
+          .raw(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND ${where}`,
+          )
+          .execute(db)
+      ).rows.length
+    const sleeping = tryStore(() => sql`SELECT pg_sleep(10)`.execute(db))()
+    while ((await terminate("query LIKE 'SELECT pg_sleep%' AND pid <> pg_backend_pid()")) === 0)
+      await pause(20)
+    expect(await sleeping).toEqual(E.left(unavailable))
+    // A client whose backend went away leaves the pool once pg reads the end of its socket; a
+    // query that picks it up before that gets StoreUnavailable too, never a crash.
+    await pause(100)
+    expect(await run(repo.list(everything))).toEqual([pet])
+    // Every backend of the database, the asking one included: the pool must open new ones.
+    await tryStore(() => terminate('true'))()
+    await pause(100)
+    expect(pool.totalCount).toBe(0)
+    expect(await run(repo.findById(pet.id))).toEqual(O.some(pet))
+  })
+})
