@@ -18,9 +18,12 @@ let failed = 0
 for (const file of reports) {
   const report = JSON.parse(readFileSync(file, 'utf8'))
   passed += report.numPassedTests ?? 0
-  failed += (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0)
+  // A run that broke outside any test (a failed global setup, a file that did not load) counts once.
+  const broken = report.success === false && (report.numFailedTests ?? 0) === 0 ? 1 : 0
+  failed += (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0) + broken
+  const note = broken ? ' (the run itself failed)' : ''
   console.log(
-    `${file.slice(root.length + 1)}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`,
+    `${file.slice(root.length + 1)}: ${report.numPassedTests} passed, ${report.numFailedTests} failed${note}`,
   )
 }
 console.log(`${passed} passed, ${failed} failed`)
