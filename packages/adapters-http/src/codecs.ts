@@ -1,15 +1,16 @@
 import {
+  CheckedType,
   decodeWith,
   invalidInput,
   NewPet,
   PageCursor,
+  Pet,
   PageLimit,
   PetId,
   PetStatus,
   DEFAULT_PAGE_LIMIT,
   type InvalidInput,
   type Issue,
-  type Pet,
   type PetQuery,
 } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
@@ -19,12 +20,15 @@ import * as t from 'io-ts'
 // Path and query values arrive as strings: a decimal integer string is handed to the domain's
 // number codec, anything else is refused with that codec's own message.
 const DECIMAL = /^[0-9]{1,20}$/
-const fromDecimal = <A>(codec: t.Type<A, number, unknown>): t.Type<A, string, unknown> =>
-  new t.Type<A, string, unknown>(
+// The codec keeps the domain codec's JSON Schema: OpenAPI describes a query or path parameter by
+// the value its text stands for (an integer), not by the text.
+const fromDecimal = <A>(codec: CheckedType<A, number>): CheckedType<A, string> =>
+  new CheckedType<A, string>(
     codec.name,
     codec.is,
     (u, c) => codec.validate(typeof u === 'string' && DECIMAL.test(u) ? Number(u) : Number.NaN, c),
     String,
+    codec.schema,
   )
 
 /** The body of `POST /v1/pets`: a NewPet object, nothing more. */
@@ -41,10 +45,14 @@ export const LIST_PETS_PARAMETERS = ['limit', 'status', 'after'] as const
 /** The path parameter of `GET /v1/pets/{petId}`. */
 export const PetIdParam = t.type({ petId: fromDecimal(PetId) }, 'PetIdParam')
 
+// An issue of the field '' is about the whole input, so an unknown key that is empty is named `""`.
 const unknownKeys = (value: object, known: ReadonlyArray<string>, what: string): Array<Issue> =>
   Object.keys(value)
     .filter((key) => !known.includes(key))
-    .map((key) => ({ field: key, problem: `is not ${what} (allowed: ${known.join(', ')})` }))
+    .map((key) => ({
+      field: key === '' ? '""' : key,
+      problem: `is not ${what} (allowed: ${known.join(', ')})`,
+    }))
 
 const combine = <A>(
   decoded: E.Either<InvalidInput, A>,
@@ -91,6 +99,11 @@ export const decodePetId = (petId: string): E.Either<InvalidInput, PetId> =>
     decodeWith(PetIdParam)({ petId }),
     E.map((p) => p.petId),
   )
+
+/** The body of a 200 of getPet and of a 201 of createPet: a Pet, exactly its four fields. */
+export const PetBody = Pet
+/** The body of a 200 of listPets: a bare JSON array of pets. */
+export const PetsBody = t.readonlyArray(Pet, 'Pets')
 
 /** A Pet as the wire carries it: exactly id, name, categoryId and status, in that order. */
 export const encodePet = (pet: Pet): string =>

@@ -83,12 +83,6 @@ export const describeCreatePetBody = (start: StartService) =>
       await expectError(res, 413, 'payload_too_large')
     })
 
-    it('a body cut short by a smaller Content-Length is malformed JSON: 400 validation_failed', async () => {
-      const head = `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${AUTH.Authorization}\r\n`
-      const res = await rawExchange(svc().url, `${head}Content-Type: application/json\r\nContent-Length: 10\r\n\r\n${VALID}`)
-      await expectError(res, 400, 'validation_failed')
-    })
-
     it.each([
       { what: 'an empty body', body: '' },
       { what: 'malformed JSON', body: '{"name":"Rex",' },

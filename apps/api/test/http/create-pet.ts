@@ -118,6 +118,14 @@ export const describeCreatePet = (start: StartService) =>
       await expectValidationFailed(await postJson(svc(), `{"name":"Rex","categoryId":1,${json}}`), field)
     })
 
+    it('an unknown field with an empty name gets 400 validation_failed naming it as ""', async () => {
+      const message = await expectValidationFailed(
+        await postJson(svc(), '{"name":"Rex","categoryId":1,"":1}'),
+        '""',
+      )
+      expect(message).not.toMatch(/\bbody\b/)
+    })
+
     it('a body with several bad fields gets one 400 naming each of them', async () => {
       const body = { name: ' ', categoryId: 0, status: 'lost' }
       await expectValidationFailed(await postPet(svc(), body), 'name', 'categoryId', 'status')

@@ -5,9 +5,12 @@ import { describeCreatePet } from './create-pet.js'
 import { describeErrorsAndRouting } from './errors-and-routing.js'
 import { describeGetPet } from './get-pet.js'
 import type { StartService } from './harness.js'
+
+export type { StartService } from './harness.js'
 import { describeListPetsParameters } from './list-pets-parameters.js'
 import { describeListPets } from './list-pets.js'
 import { describeListPaging } from './paging.js'
+import { describePublicBaseUrl } from './public-base-url.js'
 import { describeRequestId } from './request-id.js'
 
 /**
@@ -26,4 +29,5 @@ export const describeHttpContract = (storage: string, start: StartService) =>
     describeGetPet(start)
     describeErrorsAndRouting(start)
     describeRequestId(start)
+    describePublicBaseUrl(start)
   })

@@ -49,6 +49,11 @@ export const describeListPetsParameters = (start: StartService) =>
       },
     )
 
+    it('an unknown parameter with an empty name gets 400 validation_failed naming it as ""', async () => {
+      const message = await expectValidationFailed(await list('=5'), '""')
+      expect(message).not.toMatch(/\bbody\b/)
+    })
+
     it('several bad parameters get one 400 whose message names every one', async () => {
       await expectValidationFailed(await list('limit=0&status=foo&after=-1'), 'limit', 'status', 'after')
     })

@@ -40,14 +40,21 @@ export const describeListPaging = (start: StartService) =>
     const svc = useService(start, { each: true })
 
     it.each([
-      { query: 'limit=3', matches: () => true },
-      { query: 'limit=2&status=pending', matches: (pet: WirePet) => pet.status === 'pending' },
-      { query: '', matches: () => true },
-    ])('walking from ?$query returns every matching pet once, in id order', async ({ query, matches }) => {
-      const all = await addPets(svc(), 45)
-      const seen = await walk(svc(), `/v1/pets?${query}`)
-      expect(seen).toEqual(all.filter(matches))
-    })
+      { what: 'limit=3', query: 'limit=3', matches: () => true },
+      {
+        what: 'limit=2&status=pending',
+        query: 'limit=2&status=pending',
+        matches: (pet: WirePet) => pet.status === 'pending',
+      },
+      { what: 'the default limit', query: '', matches: () => true },
+    ])(
+      'walking next links with $what returns every matching pet once, in id order',
+      async ({ query, matches }) => {
+        const all = await addPets(svc(), 45)
+        const seen = await walk(svc(), `/v1/pets?${query}`)
+        expect(seen).toEqual(all.filter(matches))
+      },
+    )
 
     it('walking returns every pet once while pets are added between pages', async () => {
       const before = await addPets(svc(), 10)
@@ -66,7 +73,7 @@ export const describeListPaging = (start: StartService) =>
       { query: 'limit=3', status: undefined },
       { query: 'limit=2&status=sold', status: 'sold' as const },
     ])(
-      'walking from ?$query returns every pet that existed at the start once while others are added concurrently',
+      'walking next links with $query returns every pet that existed at the start once while others are added concurrently',
       async ({ query, status }) => {
         const matches = (pet: WirePet) => status === undefined || pet.status === status
         const before = (await addPets(svc(), 15)).filter(matches)
