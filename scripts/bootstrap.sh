@@ -35,6 +35,26 @@ ensure_postgres() {
   say "no PostgreSQL answers on ${PGHOST:-127.0.0.1}:${PGPORT:-5432}; the PostgreSQL tests will say how to provide one"
 }
 
+# The docs page is tested in Debian's Chromium (playwright-core drives it and never downloads a
+# browser); the test fails, saying how to install it, when /usr/bin/chromium is missing.
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ]; then return; fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
+      say "cannot install Chromium (not root, no sudo): run 'apt-get update && apt-get install -y chromium' as root"
+      return
+    fi
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    say "cannot install Chromium: no apt-get here; install a chromium at /usr/bin/chromium"
+    return
+  fi
+  say "installing Debian's chromium for the browser test"
+  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2 ||
+    say "installing chromium failed; the browser test will say how to install it"
+}
+
 command="${1:-}"
 case "$command" in
   start)
@@ -46,6 +66,7 @@ case "$command" in
     ensure_pnpm
     pnpm install --frozen-lockfile
     ensure_postgres
+    ensure_chromium
     exec pnpm test
     ;;
   *)

@@ -4,16 +4,14 @@
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { join, relative, resolve, dirname } from 'node:path'
+import { root, workspaceDirs } from './workspaces.mjs'
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), '..')
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]))
 
-const workspaces = ['packages', 'apps', 'bench']
-  .map((dir) => join(root, dir))
-  .filter((dir) => existsSync(dir))
-  .flatMap((dir) => readdirSync(dir).map((name) => join(dir, name)))
-  .filter((dir) => existsSync(join(dir, 'package.json')))
-  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
+const workspaces = workspaceDirs().map((dir) => ({
+  dir,
+  manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')),
+}))
 
 const layerOf = (dir) => {
   const rel = relative(root, dir)
@@ -52,7 +50,7 @@ const sourceFiles = (dir) =>
   })
 
 const importPattern =
-  /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+  /(?:^|[\s;])(?:import|export)\s[^'"`;=]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
 
 const violations = []
 for (const { dir, manifest } of workspaces) {

@@ -1,15 +1,10 @@
 // Sums the vitest JSON reports of every workspace package into one closing line:
 // "N passed, N failed". Exits non-zero when a test failed or no report was found.
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { join, resolve, dirname } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { root, workspaceDirs } from './workspaces.mjs'
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), '..')
-const reports = ['packages', 'apps', 'bench']
-  .map((dir) => join(root, dir))
-  .filter((dir) => existsSync(dir))
-  .flatMap((dir) =>
-    existsSync(join(dir, 'package.json')) ? [dir] : readdirSync(dir).map((name) => join(dir, name)),
-  )
+const reports = workspaceDirs()
   .map((dir) => join(dir, 'test-results.json'))
   .filter((file) => existsSync(file))
 

@@ -1,0 +1,73 @@
+import { createPetsRouter, type PetsUseCases } from '@pets/adapters-http'
+import {
+  createMemoryIdempotentPetCreations,
+  createMemoryPetRepository,
+  createSystemClock,
+} from '@pets/adapters-memory'
+import { createPet, createPetOnce, getPet, listPets, type Clock } from '@pets/domain'
+import Koa from 'koa'
+import { createCallerAuthenticator } from './caller-authenticator.js'
+import { intakeRoutes } from './intake-routes.js'
+
+/** Where the pets API is mounted in this service. */
+export const PETS_PREFIX = '/animals/v1'
+
+/** What the internal service needs. */
+export type InternalServiceOptions = {
+  /** Where callers reach this service, such as `http://intake.internal:4000`; used in the pets API's links. */
+  readonly publicUrl: string
+  /** The internal services that may call the pets API: name → token. */
+  readonly callers: Readonly<Record<string, string>>
+  /** The clock of the domain (getPet's sunset); the machine's by default. */
+  readonly clock?: Clock
+}
+
+/**
+ * An internal service that embeds the animal store: the domain on the in-memory adapters, its
+ * own routes calling the use cases in-process, and the pets API mounted under `/animals/v1`
+ * with its own authentication. Returns a Koa app that does not listen, and the use cases.
+ */
+export const createInternalService = (
+  options: InternalServiceOptions,
+): { app: Koa; useCases: PetsUseCases } => {
+  const pets = createMemoryPetRepository()
+  const clock = options.clock ?? createSystemClock()
+  const useCases: PetsUseCases = {
+    listPets: listPets({ pets }),
+    createPet: createPet({ pets }),
+    // Serves POSTs with an Idempotency-Key, such as the typed client's safe retries.
+    createPetOnce: createPetOnce({ creations: createMemoryIdempotentPetCreations(pets), clock }),
+    getPet: getPet({ pets, clock }),
+  }
+  const own = intakeRoutes(useCases)
+  const app = new Koa()
+  app.silent = true
+  // This service's own error handling: it covers the mounted pets router too, which answers every
+  // expected failure itself and lets only defects through.
+  app.use(async (ctx, next) => {
+    try {
+      await next()
+    } catch (error) {
+      const status = (error as { expose?: boolean; status?: number }).expose
+        ? (error as { status: number }).status
+        : 500
+      ctx.status = status
+      ctx.body = { error: status === 500 ? 'internal error' : (error as Error).message }
+    }
+  })
+  app.use(own.routes())
+  app.use(own.allowedMethods())
+  app.use(
+    createPetsRouter({
+      useCases,
+      authenticator: createCallerAuthenticator(options.callers),
+      prefix: PETS_PREFIX,
+      publicBaseUrl: `${options.publicUrl.replace(/\/+$/, '')}${PETS_PREFIX}`,
+    }),
+  )
+  app.use((ctx) => {
+    ctx.status = 404
+    ctx.body = { error: `nothing at ${ctx.path}` }
+  })
+  return { app, useCases }
+}

@@ -1,0 +1,63 @@
+import { bodyParser } from '@koa/bodyparser'
+import Router from '@koa/router'
+import {
+  decodeNewPet,
+  MAX_PAGE_LIMIT,
+  PET_STATUSES,
+  type PageCursor,
+  type PageLimit,
+  type PetStatus,
+  type StoreUnavailable,
+} from '@pets/domain'
+import type { PetsUseCases } from '@pets/adapters-http'
+import * as E from 'fp-ts/lib/Either.js'
+import * as O from 'fp-ts/lib/Option.js'
+
+/** How many pets have each status, counted page by page through the listPets use case. */
+const countByStatus = async (
+  listPets: PetsUseCases['listPets'],
+): Promise<E.Either<StoreUnavailable, Record<PetStatus, number>>> => {
+  const counts = { available: 0, pending: 0, sold: 0 }
+  let after: PageCursor | undefined
+  do {
+    const page = await listPets({
+      limit: MAX_PAGE_LIMIT as PageLimit,
+      ...(after === undefined ? {} : { after }),
+    })()
+    if (E.isLeft(page)) return page
+    for (const pet of page.right.pets) counts[pet.status]++
+    after = O.toUndefined(page.right.next)
+  } while (after !== undefined)
+  return E.right(counts)
+}
+
+/**
+ * The service's own routes, in its own style, calling the domain's use cases in-process: an
+ * intake desk where new animals arrive (pending until a vet has seen them), and a summary.
+ */
+export const intakeRoutes = (useCases: PetsUseCases): Router => {
+  const router = new Router()
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' }
+  })
+  // The body parser is mounted on this route only: a global one would read the request bodies of
+  // the mounted pets router before it could.
+  router.post('/intake', bodyParser({ enableTypes: ['json'], jsonLimit: '16kb' }), async (ctx) => {
+    const input = decodeNewPet({ ...(ctx.request.body as object), status: 'pending' })
+    if (E.isLeft(input)) {
+      ctx.status = 422
+      ctx.body = { accepted: false, problems: input.left.issues }
+      return
+    }
+    const pet = await useCases.createPet(input.right)()
+    if (E.isLeft(pet)) return ctx.throw(503, 'the catalogue cannot be reached')
+    ctx.status = 201
+    ctx.body = { accepted: true, pet: pet.right }
+  })
+  router.get('/intake/summary', async (ctx) => {
+    const counts = await countByStatus(useCases.listPets)
+    if (E.isLeft(counts)) return ctx.throw(503, 'the catalogue cannot be reached')
+    ctx.body = Object.fromEntries(PET_STATUSES.map((status) => [status, counts.right[status]]))
+  })
+  return router
+}

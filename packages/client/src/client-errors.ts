@@ -1,0 +1,139 @@
+/** CONTRACT: every Error code of the service and the HTTP status it always comes with. */
+export const ERROR_STATUSES = {
+  validation_failed: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  idempotency_key_in_use: 409,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  not_implemented: 501,
+  unavailable: 503,
+} as const
+
+/** A value of the `code` field of an Error body. */
+export type ErrorCode = keyof typeof ERROR_STATUSES
+
+/** What every error the service answered with carries: its Error body and its request id. */
+export type ServiceErrorOf<Tag extends string, Code extends ErrorCode> = {
+  readonly _tag: Tag
+  readonly code: Code
+  readonly status: (typeof ERROR_STATUSES)[Code]
+  /** For people: what was wrong (for 400, every offending field or parameter). */
+  readonly message: string
+  /** The response's X-Request-Id: quote it when asking the service's operators. */
+  readonly requestId: string | undefined
+}
+
+/** How long the service asked the client to wait, from `Retry-After`. */
+type RetryAfter = { readonly retryAfterSeconds: number | undefined }
+
+/** 400: a field, parameter or body the service refused; `message` names each one. */
+export type ValidationFailed = ServiceErrorOf<'ValidationFailed', 'validation_failed'>
+/** 401: the API key is missing, unknown or revoked. */
+export type Unauthorized = ServiceErrorOf<'Unauthorized', 'unauthorized'>
+/** 404: no pet has this id, or no resource is at this path. */
+export type NotFound = ServiceErrorOf<'NotFound', 'not_found'>
+/** 405: the path exists, the method does not; `allow` lists the methods it has. */
+export type MethodNotAllowed = ServiceErrorOf<'MethodNotAllowed', 'method_not_allowed'> & {
+  readonly allow: ReadonlyArray<string>
+}
+/** 409: a request with the same Idempotency-Key is still running. */
+export type IdempotencyKeyInUse = ServiceErrorOf<'IdempotencyKeyInUse', 'idempotency_key_in_use'>
+/** 410: the operation has passed its sunset (getPet, from 5 December 2030). */
+export type Gone = ServiceErrorOf<'Gone', 'gone'>
+/** 413: the request body is over 64 KiB. */
+export type PayloadTooLarge = ServiceErrorOf<'PayloadTooLarge', 'payload_too_large'>
+/** 415: the request body was not sent as UTF-8 JSON. */
+export type UnsupportedMediaType = ServiceErrorOf<'UnsupportedMediaType', 'unsupported_media_type'>
+/** 422: this Idempotency-Key was used before with a different body. */
+export type IdempotencyKeyReused = ServiceErrorOf<'IdempotencyKeyReused', 'idempotency_key_reused'>
+/** 429: too many requests for this API key; retried by the client within its bounds. */
+export type RateLimited = ServiceErrorOf<'RateLimited', 'rate_limited'> & RetryAfter
+/** 500: a defect in the service; the request id finds it in the service's logs. */
+export type InternalError = ServiceErrorOf<'InternalError', 'internal_error'>
+/** 501: the operation exists in the interface but is not implemented (GET /store/orders). */
+export type NotImplemented = ServiceErrorOf<'NotImplemented', 'not_implemented'>
+/** 503: the service cannot reach its store; retried by the client within its bounds. */
+export type Unavailable = ServiceErrorOf<'Unavailable', 'unavailable'> & RetryAfter
+
+/** An Error body the service answered with, one type per code. */
+export type ServiceError =
+  | ValidationFailed
+  | Unauthorized
+  | NotFound
+  | MethodNotAllowed
+  | IdempotencyKeyInUse
+  | Gone
+  | PayloadTooLarge
+  | UnsupportedMediaType
+  | IdempotencyKeyReused
+  | RateLimited
+  | InternalError
+  | NotImplemented
+  | Unavailable
+
+/**
+ * A response that is not what the contract promises: a body that does not decode, an unknown
+ * code, a status that does not match its code (a proxy's HTML error page, a newer service).
+ */
+export type UndecodableResponse = {
+  readonly _tag: 'UndecodableResponse'
+  readonly status: number
+  readonly reason: string
+  readonly requestId: string | undefined
+}
+
+/** No response came: the connection failed or the attempt timed out. */
+export type NetworkFailure = {
+  readonly _tag: 'NetworkFailure'
+  readonly reason: string
+  readonly cause: unknown
+}
+
+/** Every failure of a client call: tagged data, to `switch` on `_tag`. */
+export type PetsClientError = ServiceError | UndecodableResponse | NetworkFailure
+
+/** The `_tag` of each code's error. */
+export const ERROR_TAGS: { readonly [C in ErrorCode]: Extract<ServiceError, { code: C }>['_tag'] } = {
+  validation_failed: 'ValidationFailed',
+  unauthorized: 'Unauthorized',
+  not_found: 'NotFound',
+  method_not_allowed: 'MethodNotAllowed',
+  idempotency_key_in_use: 'IdempotencyKeyInUse',
+  gone: 'Gone',
+  payload_too_large: 'PayloadTooLarge',
+  unsupported_media_type: 'UnsupportedMediaType',
+  idempotency_key_reused: 'IdempotencyKeyReused',
+  rate_limited: 'RateLimited',
+  internal_error: 'InternalError',
+  not_implemented: 'NotImplemented',
+  unavailable: 'Unavailable',
+}
+
+/**
+ * What `allPets` throws, since an async iterator has no left side: an Error whose `error` is the
+ * typed failure.
+ */
+export class PetsClientFailure extends Error {
+  override readonly name = 'PetsClientFailure'
+  constructor(readonly error: PetsClientError) {
+    super(describeClientError(error))
+  }
+}
+
+/** A one-line description of a failure, for logs and exceptions. */
+export const describeClientError = (error: PetsClientError): string => {
+  switch (error._tag) {
+    case 'NetworkFailure':
+      return `no response from the animal store: ${error.reason}`
+    case 'UndecodableResponse':
+      return `the animal store answered ${error.status} with a response that does not decode: ${error.reason}`
+    default:
+      return `the animal store answered ${error.status} ${error.code}: ${error.message}`
+  }
+}

@@ -1,0 +1,127 @@
+import { Pet } from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import * as t from 'io-ts'
+import { PetsClientFailure, type PetsClientError, type UndecodableResponse } from './client-errors.js'
+import { decodeResponse, type ReadResponse } from './decode-response.js'
+import { nextLinkOf, nextPageUrl } from './next-link.js'
+import type { ListPetsQuery, PetsClient, PetsClientOptions, PetsPage } from './pets-client.js'
+import { retryBounds, sendRequest, type Repeatable, type Transport } from './send-request.js'
+
+// The domain's codec decides what a pet is; keys the service may add later are dropped.
+const PetResponse = t.exact(Pet)
+const PetsResponse = t.readonlyArray(PetResponse)
+
+const trimmedBaseUrl = (baseUrl: string): string => {
+  const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash)
+    throw new TypeError(`baseUrl must be an absolute http or https URL without query or fragment: ${baseUrl}`)
+  return url.href.replace(/\/+$/, '')
+}
+
+const listingUrl = (baseUrl: string, { limit, status, after }: ListPetsQuery): string => {
+  const params = new URLSearchParams()
+  if (limit !== undefined) params.set('limit', String(limit))
+  if (status !== undefined) params.set('status', status)
+  if (after !== undefined) params.set('after', String(after))
+  const query = params.toString()
+  return `${baseUrl}/pets${query === '' ? '' : `?${query}`}`
+}
+
+/** A client of the animal store service over HTTP, with fetch. It knows nothing of the server. */
+export const createPetsClient = (options: PetsClientOptions): PetsClient => {
+  const baseUrl = trimmedBaseUrl(options.baseUrl)
+  const transport: Transport = {
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    timeoutMs: options.timeoutMs ?? 30_000,
+    retry: retryBounds(options.retry),
+  }
+  const send = (
+    url: string,
+    repeatable: Repeatable,
+    init: RequestInit & { headers?: Record<string, string> },
+  ) =>
+    sendRequest(
+      transport,
+      url,
+      {
+        ...init,
+        headers: { Accept: 'application/json', Authorization: `Bearer ${options.apiKey}`, ...init.headers },
+      },
+      repeatable,
+    )
+
+  const toPage =
+    (res: ReadResponse, url: string) =>
+    (pets: ReadonlyArray<Pet>): E.Either<UndecodableResponse, PetsPage> => {
+      const link = nextLinkOf(res.headers.get('Link'), url)
+      if (link === undefined) return E.right({ pets, next: undefined })
+      const next = nextPageUrl(link, baseUrl)
+      // A next link that does not move would make allPets loop for ever.
+      return next === url
+        ? E.left({
+            _tag: 'UndecodableResponse',
+            status: res.status,
+            reason: 'the next link is this page',
+            requestId: res.headers.get('X-Request-Id') ?? undefined,
+          })
+        : E.right({ pets, next: { href: next } })
+    }
+
+  const listPage =
+    (url: string): TE.TaskEither<PetsClientError, PetsPage> =>
+    async () => {
+      const res = await send(url, 'safe', { method: 'GET' })
+      return pipe(
+        res,
+        E.flatMap((r) => pipe(decodeResponse(r, 200, PetsResponse), E.flatMap(toPage(r, url)))),
+      )
+    }
+
+  async function* allPets(query: Omit<ListPetsQuery, 'after'> = {}): AsyncIterableIterator<Pet> {
+    let url: string | undefined = listingUrl(baseUrl, query)
+    while (url !== undefined) {
+      const page = await listPage(url)()
+      if (E.isLeft(page)) throw new PetsClientFailure(page.left)
+      yield* page.right.pets
+      url = page.right.next?.href
+    }
+  }
+
+  return {
+    listPets: (query = {}) => listPage('href' in query ? query.href : listingUrl(baseUrl, query)),
+    allPets,
+    createPet: (pet, { safeRetries = false, idempotencyKey } = {}) => {
+      const key = idempotencyKey ?? (safeRetries ? globalThis.crypto.randomUUID() : undefined)
+      // Only the fields of a NewPet: the service refuses any other, and a caller's object may have more.
+      const body = JSON.stringify({
+        name: pet.name,
+        categoryId: pet.categoryId,
+        ...(pet.status === undefined ? {} : { status: pet.status }),
+      })
+      return async () => {
+        const res = await send(`${baseUrl}/pets`, key === undefined ? 'once' : 'keyed', {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            ...(key === undefined ? {} : { 'Idempotency-Key': key }),
+          },
+          body,
+        })
+        return pipe(
+          res,
+          E.flatMap((r) => decodeResponse(r, 201, PetResponse)),
+        )
+      }
+    },
+    getPet: (id) => async () => {
+      const res = await send(`${baseUrl}/pets/${encodeURIComponent(String(id))}`, 'safe', { method: 'GET' })
+      return pipe(
+        res,
+        E.flatMap((r) => decodeResponse(r, 200, PetResponse)),
+      )
+    },
+  }
+}

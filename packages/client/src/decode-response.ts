@@ -1,0 +1,106 @@
+import { describeErrors } from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as t from 'io-ts'
+import {
+  ERROR_STATUSES,
+  ERROR_TAGS,
+  type ErrorCode,
+  type PetsClientError,
+  type ServiceError,
+  type UndecodableResponse,
+} from './client-errors.js'
+
+/** A response whose body has been read in full. */
+export type ReadResponse = { readonly status: number; readonly headers: Headers; readonly text: string }
+
+/** The Error body of the interface: exactly `code`, `message` and `status`. */
+export const ErrorBody = t.type(
+  {
+    code: t.keyof(
+      Object.fromEntries(Object.keys(ERROR_STATUSES).map((c) => [c, null])) as Record<ErrorCode, null>,
+    ),
+    message: t.string,
+    status: t.number,
+  },
+  'ErrorBody',
+)
+
+const undecodable = (res: ReadResponse, reason: string): UndecodableResponse => ({
+  _tag: 'UndecodableResponse',
+  status: res.status,
+  reason,
+  requestId: res.headers.get('X-Request-Id') ?? undefined,
+})
+
+const parseJson = (res: ReadResponse): E.Either<UndecodableResponse, unknown> =>
+  E.tryCatch(
+    () => JSON.parse(res.text) as unknown,
+    () =>
+      undecodable(res, `the body is not JSON (Content-Type: ${res.headers.get('Content-Type') ?? 'none'})`),
+  )
+
+const decodeBody =
+  <A>(res: ReadResponse, codec: t.Decoder<unknown, A>) =>
+  (json: unknown): E.Either<UndecodableResponse, A> =>
+    pipe(
+      codec.decode(json),
+      E.mapLeft((errors) =>
+        undecodable(
+          res,
+          describeErrors(errors)
+            .map(({ field, problem }) => `${field === '' ? 'the body' : field} ${problem}`)
+            .join('; '),
+        ),
+      ),
+    )
+
+/** Seconds from a Retry-After header in whole seconds (CONTRACT), or undefined. */
+export const retryAfterSeconds = (headers: Headers): number | undefined => {
+  const value = headers.get('Retry-After')?.trim()
+  return value !== undefined && /^[0-9]{1,9}$/.test(value) ? Number(value) : undefined
+}
+
+const toServiceError = (res: ReadResponse, body: t.TypeOf<typeof ErrorBody>): ServiceError => {
+  const common = {
+    message: body.message,
+    requestId: res.headers.get('X-Request-Id') ?? undefined,
+  }
+  // The union cannot be narrowed through a lookup table; each entry of ERROR_TAGS matches its code.
+  const error = { _tag: ERROR_TAGS[body.code], code: body.code, status: ERROR_STATUSES[body.code], ...common }
+  switch (body.code) {
+    case 'method_not_allowed': {
+      const allow = (res.headers.get('Allow') ?? '').split(',').map((m) => m.trim())
+      return { ...error, allow: allow.filter((m) => m !== '') } as ServiceError
+    }
+    case 'rate_limited':
+    case 'unavailable':
+      return { ...error, retryAfterSeconds: retryAfterSeconds(res.headers) } as ServiceError
+    default:
+      return error as ServiceError
+  }
+}
+
+/**
+ * Decodes a response: with the codec of the operation when its status is the one of success,
+ * else as an Error body whose `status` equals the HTTP status and whose code comes with that
+ * status in the contract. Anything else is an UndecodableResponse.
+ */
+export const decodeResponse = <A>(
+  res: ReadResponse,
+  success: number,
+  codec: t.Decoder<unknown, A>,
+): E.Either<PetsClientError, A> => {
+  if (res.status === success) return pipe(parseJson(res), E.flatMap(decodeBody(res, codec)))
+  if (res.status < 400) return E.left(undecodable(res, `the status is ${res.status}, not ${success}`))
+  return pipe(
+    parseJson(res),
+    E.flatMap(decodeBody(res, ErrorBody)),
+    E.flatMap((body) =>
+      body.status === res.status && ERROR_STATUSES[body.code] === res.status
+        ? E.right(toServiceError(res, body))
+        : E.left(undecodable(res, `an Error body with code ${body.code} and status ${body.status}`)),
+    ),
+    E.flatMap((error): E.Either<PetsClientError, A> => E.left(error)),
+  )
+}

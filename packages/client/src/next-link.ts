@@ -1,0 +1,24 @@
+// RFC 8288: `<target>; param; rel="a b"`, several links separated by commas.
+const LINK = /<([^>]*)>((?:\s*;\s*[^;,]*)*)/g
+const REL = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i
+
+/** The target of the link with relation `next` in a Link header, resolved against `base`. */
+export const nextLinkOf = (header: string | null, base: string): URL | undefined => {
+  if (header === null) return undefined
+  for (const [, target = '', params = ''] of header.matchAll(LINK)) {
+    const rel = REL.exec(params)
+    const relations = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/)
+    if (relations.includes('next') && URL.canParse(target, base)) return new URL(target, base)
+  }
+  return undefined
+}
+
+/**
+ * Where to ask for the next page. The service writes its links with its PUBLIC_BASE_URL, which
+ * may not be where this client reaches it (an internal address, a proxy): the API key is sent
+ * only to the origin of `baseUrl`, so a link to another origin is followed there, with its query.
+ */
+export const nextPageUrl = (link: URL, baseUrl: string): string => {
+  const base = new URL(baseUrl)
+  return link.origin === base.origin ? link.href : `${baseUrl}/pets${link.search}`
+}

@@ -1,0 +1,55 @@
+import type { Pet, PetStatus } from '@pets/domain'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import type { PetsClientError } from './client-errors.js'
+import type { RetryOptions } from './send-request.js'
+
+/** The query of a listing; the service checks it (limit 1 to 100, default 20). */
+export type ListPetsQuery = { readonly limit?: number; readonly status?: PetStatus; readonly after?: number }
+/** The `next` link of a page: pass it to `listPets` for the page after. */
+export type PageLink = { readonly href: string }
+/** One page of pets, in id order, and the link to the next page when more pets match. */
+export type PetsPage = { readonly pets: ReadonlyArray<Pet>; readonly next: PageLink | undefined }
+/** A pet to add; the service checks it and defaults `status` to `available`. */
+export type NewPetInput = { readonly name: string; readonly categoryId: number; readonly status?: PetStatus }
+
+/** How createPet may be retried. */
+export type CreatePetOptions = {
+  /**
+   * Sends an Idempotency-Key (a new UUID, chosen when createPet is called), so that a 503, a 409
+   * or a lost response can be retried: the service adds the pet at most once.
+   */
+  readonly safeRetries?: boolean
+  /** Your own Idempotency-Key (1 to 255 printable ASCII characters); implies safe retries. */
+  readonly idempotencyKey?: string
+}
+
+/** Where the service is and how to reach it. */
+export type PetsClientOptions = {
+  /** The URL of the API, ending in its version segment, such as `https://pets.internal/v1`. */
+  readonly baseUrl: string
+  /** Sent as `Authorization: Bearer <apiKey>`, and only to the origin of `baseUrl`. */
+  readonly apiKey: string
+  readonly retry?: RetryOptions
+  /** How long one attempt may take before it is a NetworkFailure, in ms. Default 30000. */
+  readonly timeoutMs?: number
+  /** The fetch to use; the global one by default. */
+  readonly fetch?: typeof globalThis.fetch
+  /** How to wait between attempts; tests pass one that does not. */
+  readonly sleep?: (ms: number) => Promise<void>
+}
+
+/**
+ * The operations of the animal store. Each returns a `TaskEither`, like the domain's use cases:
+ * run it (`await client.listPets()()`) to get `Right` with the decoded value or `Left` with a
+ * `PetsClientError`. Nothing is thrown, except by `allPets`, which throws a `PetsClientFailure`.
+ */
+export interface PetsClient {
+  /** One page of pets: from a query, or from the `next` link of the page before. */
+  readonly listPets: (query?: ListPetsQuery | PageLink) => TE.TaskEither<PetsClientError, PetsPage>
+  /** Every pet that matches, in id order, following the `next` links page after page. */
+  readonly allPets: (query?: Omit<ListPetsQuery, 'after'>) => AsyncIterableIterator<Pet>
+  /** Adds a pet. Running the task again retries with the same Idempotency-Key, if it has one. */
+  readonly createPet: (pet: NewPetInput, options?: CreatePetOptions) => TE.TaskEither<PetsClientError, Pet>
+  /** @deprecated The service removes getPet on 5 December 2030 (then: Gone); use listPets with a status. */
+  readonly getPet: (id: number) => TE.TaskEither<PetsClientError, Pet>
+}

@@ -1,0 +1,106 @@
+import * as E from 'fp-ts/lib/Either.js'
+import type { NetworkFailure } from './client-errors.js'
+import { retryAfterSeconds, type ReadResponse } from './decode-response.js'
+
+/** The bounds of the client's retries; each call of an operation has its own budget. */
+export type RetryOptions = {
+  /** Attempts in all, the first included; 1 turns retries off. Default 3. */
+  readonly maxAttempts?: number
+  /** The longest the client waits in all between the attempts of one call, in ms. Default 10000. */
+  readonly maxTotalWaitMs?: number
+  /** The wait when no Retry-After came (a network failure, a 409), in ms. Default 1000. */
+  readonly defaultDelayMs?: number
+}
+
+/**
+ * How freely a request may be sent again: `safe` (a GET), `keyed` (a POST with an
+ * Idempotency-Key: the service performs it at most once) or `once` (a POST without one).
+ */
+export type Repeatable = 'safe' | 'keyed' | 'once'
+
+/** What sends requests: fetch, a sleep between attempts, and the bounds. */
+export type Transport = {
+  readonly fetch: typeof globalThis.fetch
+  readonly sleep: (ms: number) => Promise<void>
+  readonly timeoutMs: number
+  readonly retry: Required<RetryOptions>
+}
+
+const networkFailure = (error: unknown, timeoutMs: number): NetworkFailure => {
+  const e = error as { name?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } }
+  const reason =
+    e.name === 'TimeoutError'
+      ? `no answer within ${timeoutMs} ms`
+      : [e.message, e.cause?.code ?? e.cause?.message].filter((part) => typeof part === 'string').join(': ')
+  return { _tag: 'NetworkFailure', reason: reason === '' ? String(error) : reason, cause: error }
+}
+
+const attempt = async (
+  transport: Transport,
+  url: string,
+  init: RequestInit,
+): Promise<E.Either<NetworkFailure, ReadResponse>> => {
+  try {
+    const res = await transport.fetch(url, { ...init, signal: AbortSignal.timeout(transport.timeoutMs) })
+    return E.right({ status: res.status, headers: res.headers, text: await res.text() })
+  } catch (error) {
+    return E.left(networkFailure(error, transport.timeoutMs))
+  }
+}
+
+// CONTRACT: 429 and 503 carry Retry-After in whole seconds. A 429 was refused before anything
+// was done, so any request may repeat it; a 503 or a lost response may hide a pet that was
+// added, so a POST repeats those only with an Idempotency-Key, and only then is a 409 (the first
+// attempt still running) worth waiting for.
+const delayBeforeRetry = (
+  outcome: E.Either<NetworkFailure, ReadResponse>,
+  repeatable: Repeatable,
+  defaultDelayMs: number,
+): number | undefined => {
+  if (E.isLeft(outcome)) return repeatable === 'once' ? undefined : defaultDelayMs
+  const asked = retryAfterSeconds(outcome.right.headers)
+  const wait = asked === undefined ? defaultDelayMs : asked * 1000
+  switch (outcome.right.status) {
+    case 429:
+      return wait
+    case 503:
+      return repeatable === 'once' ? undefined : wait
+    case 409:
+      return repeatable === 'keyed' ? defaultDelayMs : undefined
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Sends a request, and again while the answer says to retry and the bounds allow: at most
+ * `maxAttempts` attempts, and never a wait that would take the total past `maxTotalWaitMs`. The
+ * last outcome is returned as it is, so a 503 that outlasts the bounds reaches the caller.
+ */
+export const sendRequest = async (
+  transport: Transport,
+  url: string,
+  init: RequestInit,
+  repeatable: Repeatable,
+): Promise<E.Either<NetworkFailure, ReadResponse>> => {
+  const { maxAttempts, maxTotalWaitMs, defaultDelayMs } = transport.retry
+  let waited = 0
+  for (let attempts = 1; ; attempts++) {
+    const outcome = await attempt(transport, url, init)
+    const delay = delayBeforeRetry(outcome, repeatable, defaultDelayMs)
+    if (delay === undefined || attempts >= maxAttempts || waited + delay > maxTotalWaitMs) return outcome
+    await transport.sleep(delay)
+    waited += delay
+  }
+}
+
+/** The bounds with their defaults; a bound that makes no sense is a bug of the caller, thrown. */
+export const retryBounds = (options: RetryOptions = {}): Required<RetryOptions> => {
+  const bounds = { maxAttempts: 3, maxTotalWaitMs: 10_000, defaultDelayMs: 1_000, ...options }
+  if (!Number.isSafeInteger(bounds.maxAttempts) || bounds.maxAttempts < 1)
+    throw new RangeError(`retry.maxAttempts must be an integer of at least 1, not ${bounds.maxAttempts}`)
+  for (const key of ['maxTotalWaitMs', 'defaultDelayMs'] as const)
+    if (!Number.isFinite(bounds[key]) || bounds[key] < 0)
+      throw new RangeError(`retry.${key} must be a number of milliseconds, not ${bounds[key]}`)
+  return bounds
+}

@@ -1,0 +1,174 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  compileConsumerProject,
+  installConsumerProject,
+  run,
+  writeConsumerProject,
+} from './support/consumer-project.js'
+import { installablePackages, ownManifest, type Manifest } from './support/workspace-packages.js'
+
+const packages = installablePackages()
+const names = packages.map((p) => p.manifest.name)
+const started = Date.now()
+const progress = (step: string) =>
+  console.log(`[pack ${((Date.now() - started) / 1000).toFixed(1)} s] ${step}`)
+
+// Outside the workspace, so that nothing resolves through its node_modules.
+const work = mkdtempSync(join(tmpdir(), 'pets-pack-'))
+const tarballs = join(work, 'tarballs')
+const project = join(work, 'embedder')
+
+/** The files of a tarball, without the leading `package/`. */
+const filesOf = (tarball: string): ReadonlyArray<string> =>
+  execFileSync('tar', ['-tzf', join(tarballs, tarball)], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.replace(/^package\//, ''))
+
+/** The package.json inside a tarball, as pnpm rewrote it. */
+const packedManifest = (tarball: string): Manifest =>
+  JSON.parse(
+    execFileSync('tar', ['-xzOf', join(tarballs, tarball), 'package/package.json'], { encoding: 'utf8' }),
+  ) as Manifest
+
+/** Runs a compiled fixture of the consumer project and returns what it printed, parsed. */
+const runFixture = async (name: string): Promise<unknown> =>
+  JSON.parse(await run(process.execPath, [join('dist', `${name}.js`)], project)) as unknown
+
+beforeAll(async () => {
+  progress(`packing ${names.join(', ')} into ${tarballs}`)
+  mkdirSync(tarballs, { recursive: true })
+  for (const { dir, manifest } of packages)
+    if (!existsSync(join(dir, 'dist')))
+      throw new Error(`${manifest.name} has no dist/: list it in tests/pack/package.json devDependencies`)
+  await Promise.all(packages.map(({ dir }) => run('pnpm', ['pack', '--pack-destination', tarballs], dir)))
+  progress('writing the consumer project')
+  writeConsumerProject(project, tarballs, packages)
+  progress('npm install (other dependencies come from the registry)')
+  await installConsumerProject(project)
+  progress('type-checking and compiling the fixtures against the packed .d.ts')
+  await compileConsumerProject(project)
+  progress('ready')
+})
+
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true })
+})
+
+describe('the packed packages', () => {
+  it('are every package under packages/ and @pets/api, each built before these tests run', () => {
+    expect(names).toEqual(expect.arrayContaining(['@pets/domain', '@pets/client', '@pets/api']))
+    const declared = Object.keys(ownManifest().devDependencies ?? {})
+    expect(names.filter((name) => !declared.includes(name))).toEqual([])
+  })
+
+  it.each(packages)(
+    '$manifest.name has a version, a description, an exports map with types, and files',
+    ({ manifest }) => {
+      expect(manifest.version).toMatch(/^\d+\.\d+\.\d+/)
+      expect(manifest.description).toMatch(/\S/)
+      expect(manifest.files).toEqual(['dist', 'README.md'])
+      expect(Object.keys(manifest.exports ?? {})).toContain('.')
+      for (const target of Object.values(manifest.exports ?? {})) {
+        expect(target.types).toMatch(/^\.\/dist\/.*\.d\.ts$/)
+        expect(target.default).toMatch(/^\.\/dist\/.*\.js$/)
+      }
+    },
+  )
+
+  it.each(packages.filter((p) => p.dir.includes('/packages/')))(
+    '$manifest.name says whether importing it has side effects, so that bundlers can drop what is unused',
+    ({ manifest }) => {
+      expect(typeof manifest.sideEffects).toBe('boolean')
+    },
+  )
+
+  it.each(packages)(
+    '$manifest.name pins its @pets dependencies to versions, never workspace:',
+    ({ tarball }) => {
+      const packed = packedManifest(tarball)
+      expect(JSON.stringify(packed)).not.toContain('workspace:')
+      for (const [name, version] of Object.entries(packed.dependencies ?? {}))
+        if (name.startsWith('@pets/'))
+          expect(version).toBe(packages.find((p) => p.manifest.name === name)?.manifest.version)
+    },
+  )
+
+  it.each(packages)(
+    '$manifest.name ships dist, README.md and package.json, and no source or test',
+    ({ tarball }) => {
+      const files = filesOf(tarball)
+      expect(files).toContain('README.md')
+      expect(files).toContain('dist/index.js')
+      expect(files).toContain('dist/index.d.ts')
+      expect(
+        files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json'),
+      ).toEqual([])
+      expect(files.filter((f) => /\.test\.|(^|\/)(src|test)\//.test(f))).toEqual([])
+    },
+  )
+
+  it.each(packages)('$manifest.name has in its tarball every file its exports map names', ({ tarball }) => {
+    const files = filesOf(tarball)
+    for (const target of Object.values(packedManifest(tarball).exports ?? {}))
+      for (const path of [target.types, target.default]) expect(files).toContain(path?.replace(/^\.\//, ''))
+  })
+})
+
+describe('a project outside the workspace that installs the tarballs', () => {
+  it('runs the use cases of the domain on the in-memory adapters, without HTTP', async () => {
+    expect(await runFixture('use-cases')).toEqual({
+      created: { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+      listed: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }],
+      refused: ['name', 'categoryId'],
+    })
+  })
+
+  it('mounts the pets router in its own Koa app with its own authentication, and calls it with the client', async () => {
+    expect(await runFixture('embed-router')).toEqual({
+      created: { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+      names: ['Rex', 'Tom'],
+      denied: 'Unauthorized',
+      own: { mine: true },
+    })
+  })
+
+  it('builds the whole service from a configuration object with createService', async () => {
+    expect(await runFixture('whole-service')).toEqual({
+      created: 201,
+      pet: { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+      health: 200,
+    })
+  })
+
+  it('loads the PostgreSQL adapter and its testing entry', async () => {
+    const loaded = (await runFixture('postgres-entries')) as { migrations: number; testing: Array<string> }
+    expect(loaded.migrations).toBeGreaterThan(0)
+    expect(loaded.testing).toEqual(['function', 'function'])
+  })
+
+  it("runs the domain's contract suites from its ./testing entry with vitest", async () => {
+    const report = join(project, 'report.json')
+    await run(
+      process.execPath,
+      [
+        join('node_modules', 'vitest', 'vitest.mjs'),
+        'run',
+        'test',
+        '--reporter=json',
+        `--outputFile=${report}`,
+      ],
+      project,
+    )
+    const { numPassedTests, numFailedTests } = JSON.parse(readFileSync(report, 'utf8')) as Record<
+      string,
+      number
+    >
+    expect(numFailedTests).toBe(0)
+    expect(numPassedTests).toBeGreaterThan(5)
+  })
+})
