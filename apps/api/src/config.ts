@@ -1,9 +1,13 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 
+/** The environments APP_ENV may name. */
 export const APP_ENVS = ['development', 'staging', 'production'] as const
+/** One of APP_ENVS. */
 export type AppEnv = (typeof APP_ENVS)[number]
+/** The levels LOG_LEVEL may name, most severe first. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+/** One of LOG_LEVELS. */
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 /** Where pets and stored API keys live. */
@@ -32,7 +36,29 @@ export type AppConfig = {
   readonly logFormat: 'json' | 'pretty'
   readonly clockNow?: Date
   readonly storage: StorageConfig
+  /** After SIGTERM, how long requests are still served while /readyz says 503. */
+  readonly shutdownDelayMs: number
+  /** Then, how long in-flight requests may run on after the listener closed. */
   readonly shutdownGraceMs: number
+  /** How long /readyz waits for the store before answering 503. */
+  readonly readyTimeoutMs: number
+  /** How often the calls counted per API key are written to the store. */
+  readonly usageFlushMs: number
+  /** Worker processes sharing the port; 1 runs without node:cluster. */
+  readonly webConcurrency: number
+  /** Requests per second and burst allowed to each API key, in each process; none when unset. */
+  readonly rateLimit?: RateLimitConfig
+  /** How often the records of Idempotency-Keys older than 24 hours are removed. */
+  readonly idempotencyCleanupMs: number
+}
+
+/** A token bucket per API key: `burst` requests at once, refilled at `perSecond`. */
+export type RateLimitConfig = { readonly perSecond: number; readonly burst: number }
+
+/** What loadConfig needs to know about the process besides its environment. */
+export type ConfigContext = {
+  /** Whether standard output is a terminal: then development logs are readable lines by default. */
+  readonly stdoutIsTty?: boolean
 }
 
 /** http://HOST:PORT/v1: where a client on this machine reaches the API. */
@@ -64,6 +90,22 @@ const integer = (min: number, max: number) =>
   )
 
 const boolean = oneOf(['true', 'false'])
+
+const rate = new t.Type<number, string, unknown>(
+  'Rate',
+  (u): u is number => typeof u === 'number',
+  (u, c) => {
+    const n = typeof u === 'string' && /^[0-9]{1,7}(\.[0-9]{1,6})?$/.test(u) ? Number(u) : Number.NaN
+    return n > 0 && n <= 1_000_000
+      ? t.success(n)
+      : t.failure(
+          u,
+          c,
+          'must be a number of requests per second above 0 and at most 1000000, such as 10 or 0.5',
+        )
+  },
+  String,
+)
 
 const httpUrl = new t.Type<string, string, unknown>(
   'URL',
@@ -120,7 +162,10 @@ const apiKeyList = new t.Type<ReadonlyArray<string>, string, unknown>(
  * Reads the configuration from environment variables. Every bad variable gets one message that
  * names it, what it must be, and never its value (it may be a secret).
  */
-export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, AppConfig> => {
+export const loadConfig = (
+  env: Env,
+  context: ConfigContext = {},
+): E.Either<ReadonlyArray<string>, AppConfig> => {
   const problems: Array<string> = []
   const read = <A>(name: string, codec: t.Type<A, string, unknown>, fallback: A): A => {
     const raw = env[name]
@@ -139,7 +184,11 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, AppConfig>
   const publicBaseUrl = optional('PUBLIC_BASE_URL', httpUrl)
   const apiKeys = optional('API_KEYS', apiKeyList)
   const logLevel = read('LOG_LEVEL', oneOf(LOG_LEVELS), 'info')
-  const logFormat = read('LOG_FORMAT', oneOf(['json', 'pretty'] as const), 'json')
+  const logFormat = read(
+    'LOG_FORMAT',
+    oneOf(['json', 'pretty'] as const),
+    appEnv === 'development' && context.stdoutIsTty === true ? 'pretty' : 'json',
+  )
   const clockNow = optional('CLOCK_NOW', instant)
   const databaseUrl = optional('DATABASE_URL', postgresUrl)
   const storageKind = optional('STORAGE', oneOf(['memory', 'postgres'] as const))
@@ -154,12 +203,29 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, AppConfig>
           statementTimeoutMs: read('DATABASE_STATEMENT_TIMEOUT_MS', integer(1, 600000), 5000),
           migrateOnStart: read('MIGRATE_ON_START', boolean, 'true') === 'true',
         }
+  // CONTRACT: the delay is the time a load balancer needs to see /readyz turn 503.
+  const shutdownDelayMs = read('SHUTDOWN_DELAY_MS', integer(0, 600000), appEnv === 'development' ? 0 : 5000)
   const shutdownGraceMs = read('SHUTDOWN_GRACE_MS', integer(0, 600000), 10000)
+  const readyTimeoutMs = read('READY_TIMEOUT_MS', integer(1, 60000), 1000)
+  const usageFlushMs = read('USAGE_FLUSH_MS', integer(100, 3600000), 5000)
+  const webConcurrency = read('WEB_CONCURRENCY', integer(1, 256), 1)
+  const ratePerSecond = optional('RATE_LIMIT_PER_SECOND', rate)
+  const rateBurst = optional('RATE_LIMIT_BURST', integer(1, 1_000_000))
+  const idempotencyCleanupMs = read('IDEMPOTENCY_CLEANUP_MS', integer(100, 86_400_000), 600_000)
 
   if (storage.kind === 'postgres' && storage.url === '') problems.push('STORAGE=postgres needs DATABASE_URL')
+  if (rateBurst !== undefined && ratePerSecond === undefined)
+    problems.push('RATE_LIMIT_BURST needs RATE_LIMIT_PER_SECOND')
+  if (webConcurrency > 1 && storage.kind === 'memory')
+    problems.push(
+      'WEB_CONCURRENCY above 1 needs PostgreSQL: each worker would keep pets of its own in memory',
+    )
   if (appEnv === 'production') {
     if (storage.kind !== 'postgres')
       problems.push('APP_ENV=production needs PostgreSQL: set DATABASE_URL (and not STORAGE=memory)')
+    // Without the database there is no stored key either; with it, main looks for one at start.
+    if (storage.kind !== 'postgres' && apiKeys === undefined)
+      problems.push('APP_ENV=production needs at least one API key: set API_KEYS')
     if (clockNow !== undefined) problems.push('CLOCK_NOW is refused in production')
   }
   if (problems.length > 0) return E.left(problems)
@@ -174,6 +240,17 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, AppConfig>
     logFormat,
     ...(clockNow === undefined ? {} : { clockNow }),
     storage,
+    shutdownDelayMs,
     shutdownGraceMs,
+    readyTimeoutMs,
+    usageFlushMs,
+    webConcurrency,
+    // Without a burst of its own, a key may spend one second's worth at once.
+    ...(ratePerSecond === undefined
+      ? {}
+      : {
+          rateLimit: { perSecond: ratePerSecond, burst: rateBurst ?? Math.max(1, Math.ceil(ratePerSecond)) },
+        }),
+    idempotencyCleanupMs,
   })
 }

@@ -1,8 +1,12 @@
+import { answerClientError } from '@pets/adapters-http'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { AppConfig } from './config.js'
 import { defaultPublicBaseUrl } from './config.js'
 import type { AnimalStoreService } from './create-service.js'
+
+/** How a stop ended: everything finished within the grace, or the grace ran out. */
+export type StopOutcome = 'clean' | 'grace-exceeded'
 
 /** A listening service and the way to stop it. */
 export type RunningServer = {
@@ -12,11 +16,17 @@ export type RunningServer = {
   readonly url: string
   /** What the service writes in Location and Link headers. */
   readonly publicBaseUrl: string
-  /** Stops accepting, lets in-flight requests finish within the grace, closes the service. */
-  readonly stop: () => Promise<'clean' | 'grace-exceeded'>
+  /**
+   * Shuts down as CONTRACT.md says: /readyz 503 at once, requests served for SHUTDOWN_DELAY_MS,
+   * then the listener and idle connections closed, in-flight requests given SHUTDOWN_GRACE_MS to
+   * finish, and the service closed. Calling it again returns the same outcome.
+   */
+  readonly stop: () => Promise<StopOutcome>
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
  * Listens on the configured host and port, then builds the service with the public base URL
@@ -28,6 +38,9 @@ export const startServer = async (
 ): Promise<RunningServer> => {
   let ready: (handler: Handler) => void = () => {}
   const handler = new Promise<Handler>((resolve) => (ready = resolve))
+  const inFlight = new Set<ServerResponse>()
+  let draining = false
+  let closing = false
   const server = createServer(
     {
       // A client that sends its headers or body byte by byte cannot hold a connection forever.
@@ -35,9 +48,20 @@ export const startServer = async (
       requestTimeout: 30_000,
       maxHeaderSize: 16 * 1024,
     },
-    (req, res) => void handler.then((handle) => handle(req, res)),
+    (req, res) => {
+      inFlight.add(res)
+      res.once('close', () => inFlight.delete(res))
+      // While draining, every answer ends its connection, so that keep-alive clients reconnect
+      // (to another instance) instead of sending more on a connection about to close.
+      if (draining) res.setHeader('Connection', 'close')
+      // Once the listener is closed, a connection that has become idle is closed at once.
+      if (closing) res.once('finish', () => setImmediate(() => server.closeIdleConnections()))
+      void handler.then((handle) => handle(req, res))
+    },
   )
   server.keepAliveTimeout = 5_000
+  // A request node's parser refuses (headers over maxHeaderSize, bad syntax) gets an Error body too.
+  server.on('clientError', answerClientError)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(config.port, config.host, () => resolve())
@@ -54,20 +78,30 @@ export const startServer = async (
   }
   ready(service.app.callback())
 
-  const stop = async (): Promise<'clean' | 'grace-exceeded'> => {
+  const shutDown = async (): Promise<StopOutcome> => {
+    draining = true
+    service.lifecycle.drain()
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close')
+    await wait(config.shutdownDelayMs)
+
+    closing = true
+    for (const res of inFlight) res.once('finish', () => setImmediate(() => server.closeIdleConnections()))
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
     server.closeIdleConnections()
     let timer: NodeJS.Timeout | undefined
-    const outcome = await Promise.race([
-      closed.then(() => 'clean' as const),
-      new Promise<'grace-exceeded'>((resolve) => {
-        timer = setTimeout(() => resolve('grace-exceeded'), config.shutdownGraceMs)
-      }),
-    ])
-    clearTimeout(timer)
-    if (outcome === 'grace-exceeded') server.closeAllConnections()
-    await service.close()
-    return outcome
+    const graceOver = new Promise<'grace-exceeded'>((resolve) => {
+      timer = setTimeout(() => resolve('grace-exceeded'), config.shutdownGraceMs)
+    })
+    try {
+      const drained = await Promise.race([closed.then(() => 'clean' as const), graceOver])
+      if (drained === 'grace-exceeded') server.closeAllConnections()
+      // Writing the last usage counts and closing the pool must fit in the same grace.
+      const released = await Promise.race([service.close().then(() => 'clean' as const), graceOver])
+      return drained === 'clean' && released === 'clean' ? 'clean' : 'grace-exceeded'
+    } finally {
+      clearTimeout(timer)
+    }
   }
-  return { server, service, url, publicBaseUrl, stop }
+  let stopping: Promise<StopOutcome> | undefined
+  return { server, service, url, publicBaseUrl, stop: () => (stopping ??= shutDown()) }
 }

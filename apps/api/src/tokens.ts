@@ -1,8 +1,24 @@
 import type { PostgresDatabase } from '@pets/adapters-postgres'
-import type { ApiKeyStore, Authenticator, Clock, createPet, getPet, listPets, PetRepository } from '@pets/domain'
+import type {
+  ApiKeyStore,
+  ApiKeyUsageLog,
+  Authenticator,
+  Clock,
+  createPet,
+  createPetOnce,
+  getPet,
+  IdempotentPetCreations,
+  listPets,
+  PetRepository,
+  StoreHealth,
+} from '@pets/domain'
 import type { HttpLogger } from '@pets/adapters-http'
 import type Koa from 'koa'
 import type { AppConfig } from './config.js'
+import type { Lifecycle } from './lifecycle.js'
+import type { ServiceMetrics } from './service-metrics.js'
+import type { IdempotencyCleanup } from './idempotency-cleanup.js'
+import type { UsageCounter } from './usage-counter.js'
 
 /** A typed tsyringe token: a symbol that remembers what it resolves to. */
 export type Token<T> = symbol & { readonly __type?: T }
@@ -25,3 +41,16 @@ export const ListPetsToken = token<ReturnType<typeof listPets>>('ListPets')
 export const CreatePetToken = token<ReturnType<typeof createPet>>('CreatePet')
 export const GetPetToken = token<ReturnType<typeof getPet>>('GetPet')
 export const HttpAppToken = token<Koa>('HttpApp')
+export const LifecycleToken = token<Lifecycle>('Lifecycle')
+/** Whether the store answers: what /readyz asks. */
+export const StoreHealthToken = token<StoreHealth>('StoreHealth')
+/** Calls per API key and operation: in PostgreSQL, or in memory. */
+export const ApiKeyUsageLogToken = token<ApiKeyUsageLog>('ApiKeyUsageLog')
+/** Batches the calls counted per API key into the usage log. */
+export const UsageCounterToken = token<UsageCounter>('UsageCounter')
+export const MetricsToken = token<ServiceMetrics>('Metrics')
+/** Pets added at most once per API key and Idempotency-Key: in PostgreSQL, or in memory. */
+export const IdempotentPetCreationsToken = token<IdempotentPetCreations>('IdempotentPetCreations')
+export const CreatePetOnceToken = token<ReturnType<typeof createPetOnce>>('CreatePetOnce')
+/** Removes expired idempotency records now and then; resolving it starts it. */
+export const IdempotencyCleanupToken = token<IdempotencyCleanup>('IdempotencyCleanup')

@@ -25,7 +25,12 @@ describe('configuration from the environment', () => {
       logLevel: 'info',
       logFormat: 'json',
       storage: { kind: 'memory' },
+      shutdownDelayMs: 0,
       shutdownGraceMs: 10000,
+      readyTimeoutMs: 1000,
+      usageFlushMs: 5000,
+      webConcurrency: 1,
+      idempotencyCleanupMs: 600000,
     })
   })
 
@@ -85,6 +90,81 @@ describe('configuration from the environment', () => {
     ])
   })
 
+  it('names both the database and the API key when production has neither', () => {
+    expect(problems({ APP_ENV: 'production' })).toEqual([
+      'APP_ENV=production needs PostgreSQL: set DATABASE_URL (and not STORAGE=memory)',
+      'APP_ENV=production needs at least one API key: set API_KEYS',
+    ])
+  })
+
+  it('accepts production with DATABASE_URL alone: the keys may be stored there, which is checked at start', () => {
+    expect(config({ APP_ENV: 'production', DATABASE_URL: 'postgres://db/animals' })).toMatchObject({
+      env: 'production',
+      apiKeys: [],
+      generateApiKey: false,
+    })
+  })
+
+  it('waits 5 s before closing the listener outside development, and not at all in development', () => {
+    expect(config({}).shutdownDelayMs).toBe(0)
+    expect(config({ APP_ENV: 'staging' }).shutdownDelayMs).toBe(5000)
+    const url = 'postgres://db/animals'
+    expect(config({ APP_ENV: 'production', DATABASE_URL: url, API_KEYS: 'k' }).shutdownDelayMs).toBe(5000)
+    expect(config({ APP_ENV: 'staging', SHUTDOWN_DELAY_MS: '0' }).shutdownDelayMs).toBe(0)
+  })
+
+  it('reads the settings of shutdown, readiness, usage counts and workers', () => {
+    expect(
+      config({
+        DATABASE_URL: 'postgres://db/animals',
+        SHUTDOWN_DELAY_MS: '250',
+        SHUTDOWN_GRACE_MS: '3000',
+        READY_TIMEOUT_MS: '300',
+        USAGE_FLUSH_MS: '1000',
+        WEB_CONCURRENCY: '4',
+      }),
+    ).toMatchObject({
+      shutdownDelayMs: 250,
+      shutdownGraceMs: 3000,
+      readyTimeoutMs: 300,
+      usageFlushMs: 1000,
+      webConcurrency: 4,
+    })
+  })
+
+  it('names each bad setting of shutdown, readiness, usage counts and workers', () => {
+    expect(
+      problems({
+        SHUTDOWN_DELAY_MS: '-1',
+        SHUTDOWN_GRACE_MS: '1.5',
+        READY_TIMEOUT_MS: '0',
+        USAGE_FLUSH_MS: '10',
+        WEB_CONCURRENCY: '0',
+      }),
+    ).toEqual([
+      'SHUTDOWN_DELAY_MS must be an integer from 0 to 600000',
+      'SHUTDOWN_GRACE_MS must be an integer from 0 to 600000',
+      'READY_TIMEOUT_MS must be an integer from 1 to 60000',
+      'USAGE_FLUSH_MS must be an integer from 100 to 3600000',
+      'WEB_CONCURRENCY must be an integer from 1 to 256',
+    ])
+  })
+
+  it('refuses several workers on the in-memory store, where each would keep pets of its own', () => {
+    expect(problems({ WEB_CONCURRENCY: '2' })).toEqual([
+      'WEB_CONCURRENCY above 1 needs PostgreSQL: each worker would keep pets of its own in memory',
+    ])
+  })
+
+  it('writes readable lines by default only in development at a terminal, else JSON lines', () => {
+    const tty = (env: Record<string, string>) => loadConfig(env, { stdoutIsTty: true })
+    expect(tty({})).toMatchObject(E.right({ logFormat: 'pretty' }))
+    expect(tty({ APP_ENV: 'staging' })).toMatchObject(E.right({ logFormat: 'json' }))
+    expect(tty({ LOG_FORMAT: 'json' })).toMatchObject(E.right({ logFormat: 'json' }))
+    expect(config({}).logFormat).toBe('json')
+    expect(config({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty')
+  })
+
   it('chooses PostgreSQL when DATABASE_URL is set, unless STORAGE=memory', () => {
     const url = 'postgres://postgres@127.0.0.1:5432/animals'
     expect(config({ DATABASE_URL: url }).storage).toEqual({
@@ -99,6 +179,55 @@ describe('configuration from the environment', () => {
     expect(problems({ STORAGE: 'postgres' })).toEqual(['STORAGE=postgres needs DATABASE_URL'])
     expect(problems({ DATABASE_URL: 'mysql://x' })).toEqual([
       'DATABASE_URL must be a postgres:// or postgresql:// connection URL',
+    ])
+  })
+})
+
+describe('rate limits and idempotency records in the configuration', () => {
+  it('sets no rate limit unless RATE_LIMIT_PER_SECOND is set', () => {
+    expect(config({}).rateLimit).toBeUndefined()
+  })
+
+  it('reads the rate and the burst', () => {
+    expect(config({ RATE_LIMIT_PER_SECOND: '10', RATE_LIMIT_BURST: '50' }).rateLimit).toEqual({
+      perSecond: 10,
+      burst: 50,
+    })
+    expect(config({ RATE_LIMIT_PER_SECOND: '0.5', RATE_LIMIT_BURST: '3' }).rateLimit).toEqual({
+      perSecond: 0.5,
+      burst: 3,
+    })
+  })
+
+  it('lets a key spend one second of its rate at once when no burst is set', () => {
+    expect(config({ RATE_LIMIT_PER_SECOND: '20' }).rateLimit).toEqual({ perSecond: 20, burst: 20 })
+    expect(config({ RATE_LIMIT_PER_SECOND: '2.5' }).rateLimit).toEqual({ perSecond: 2.5, burst: 3 })
+    expect(config({ RATE_LIMIT_PER_SECOND: '0.1' }).rateLimit).toEqual({ perSecond: 0.1, burst: 1 })
+  })
+
+  it.each(['0', '-1', 'ten', '1e3', '1000001', '.5', ' 5', '5 per second'])(
+    'refuses RATE_LIMIT_PER_SECOND=%s, naming it',
+    (value) => {
+      expect(problems({ RATE_LIMIT_PER_SECOND: value })).toEqual([
+        'RATE_LIMIT_PER_SECOND must be a number of requests per second above 0 and at most 1000000, such as 10 or 0.5',
+      ])
+    },
+  )
+
+  it.each(['0', '1.5', '-2', 'many', '1000001'])('refuses RATE_LIMIT_BURST=%s, naming it', (value) => {
+    expect(problems({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: value })).toEqual([
+      'RATE_LIMIT_BURST must be an integer from 1 to 1000000',
+    ])
+  })
+
+  it('refuses a burst without a rate', () => {
+    expect(problems({ RATE_LIMIT_BURST: '5' })).toEqual(['RATE_LIMIT_BURST needs RATE_LIMIT_PER_SECOND'])
+  })
+
+  it('reads how often expired idempotency records are removed, and refuses a bad value', () => {
+    expect(config({ IDEMPOTENCY_CLEANUP_MS: '60000' }).idempotencyCleanupMs).toBe(60000)
+    expect(problems({ IDEMPOTENCY_CLEANUP_MS: '10' })).toEqual([
+      'IDEMPOTENCY_CLEANUP_MS must be an integer from 100 to 86400000',
     ])
   })
 })

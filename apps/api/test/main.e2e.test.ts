@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+// Every answer is checked against the OpenAPI document the process serves.
+import { checkedFetch as fetch } from './support/checked-fetch.js'
 import { MAIN, spawnService } from './support/spawn-service.js'
 
 // The built service as a real process, over real HTTP: what `pnpm start` runs.

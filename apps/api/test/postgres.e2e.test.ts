@@ -2,6 +2,8 @@ import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/t
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, inject, it } from 'vitest'
+// Every answer is checked against the OpenAPI document the process serves.
+import { checkedFetch as fetch } from './support/checked-fetch.js'
 import { MAIN, spawnService } from './support/spawn-service.js'
 import { startTcpProxy } from './support/tcp-proxy.js'
 
@@ -80,7 +82,8 @@ describe('the built service on PostgreSQL', () => {
 
   it('refuses to start in production without any API key, and starts with a stored one', async () => {
     const { url: databaseUrl } = await fresh()
-    const env = { DATABASE_URL: databaseUrl, APP_ENV: 'production' }
+    // No delay before the listener closes: nothing balances load in front of this test.
+    const env = { DATABASE_URL: databaseUrl, APP_ENV: 'production', SHUTDOWN_DELAY_MS: '0' }
     await expect(
       exec(process.execPath, [MAIN], { env: { ...env, PATH: process.env.PATH ?? '' } }),
     ).rejects.toMatchObject({

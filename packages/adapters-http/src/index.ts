@@ -1,4 +1,6 @@
+export { answerClientError } from './answer-client-error.js'
 export { bearerKey } from './authenticate.js'
+export { MAX_URL_BYTES } from './bound-url.js'
 export {
   decodeListPetsQuery,
   decodeNewPet,
@@ -7,13 +9,47 @@ export {
   encodePets,
   ListPetsQuery,
   NewPetBody,
+  PetBody,
   PetIdParam,
+  PetsBody,
 } from './codecs.js'
 export { createHttpApp, type HttpAppOptions } from './create-http-app.js'
 export { createPetsRouter, type PetsRouterOptions } from './create-pets-router.js'
+export { DOCS_PATH } from './docs-page.js'
+export {
+  API_VERSION,
+  buildOpenApiDocument,
+  type OpenApiDocument,
+  type OpenApiServer,
+} from './openapi/build-openapi-document.js'
+export { IDEMPOTENCY_KEY_HEADER } from './idempotency-key-header.js'
+export { rateLimitPolicyHeader } from './limit-rate.js'
+export { OPENAPI_PATH } from './openapi-endpoint.js'
 export { silentLogger, type HttpLogger } from './logger.js'
-export { toErrorResponse, type ErrorBody, type ErrorResponse, type Problem } from './problems.js'
-export { MAX_BODY_BYTES } from './read-json-body.js'
+export {
+  operationsEndpoints,
+  type MetricsPage,
+  type ObservedRequest,
+  type Operations,
+} from './operations-endpoints.js'
+export {
+  ErrorBody,
+  toErrorResponse,
+  type ErrorResponse,
+  type Problem,
+  type RateLimited,
+  type ShuttingDown,
+} from './problems.js'
+export {
+  createTokenBucketRateLimiter,
+  type RateDecision,
+  type RateLimiter,
+  type RateLimitPolicy,
+  type TokenBucketOptions,
+} from './rate-limiter.js'
+export { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from './read-json-body.js'
+export { canonicalJson, requestFingerprint } from './request-fingerprint.js'
 export { requestIdOf } from './request-id.js'
-export { GET_PET_DEPRECATED_AT } from './routes/pet-routes.js'
+export { DEPRECATED_OPERATIONS, GET_PET_DEPRECATED_AT } from './routes/pet-routes.js'
+export { ROUTES, type OperationId, type RouteSpec } from './routes/route-table.js'
 export type { PetsUseCases } from './use-cases.js'

@@ -2,7 +2,9 @@
 export interface HttpLogger {
   readonly info: (fields: object, message: string) => void
   readonly error: (fields: object, message: string) => void
+  /** When given and false for a level, the adapter does not even build that level's lines. */
+  readonly isLevelEnabled?: (level: 'info' | 'error') => boolean
 }
 
 /** A logger that drops everything. */
-export const silentLogger: HttpLogger = { info: () => {}, error: () => {} }
+export const silentLogger: HttpLogger = { info: () => {}, error: () => {}, isLevelEnabled: () => false }

@@ -1,4 +1,5 @@
-import type { DomainError, Issue } from '@pets/domain'
+import { checked, type DomainError, type Issue } from '@pets/domain'
+import * as t from 'io-ts'
 
 /** No valid API key came with a request under /v1; `keySent` when one came but is not valid. */
 export type Unauthorized = { readonly _tag: 'Unauthorized'; readonly keySent: boolean }
@@ -11,6 +12,10 @@ export type PayloadTooLarge = { readonly _tag: 'PayloadTooLarge'; readonly limit
 export type MalformedRequest = { readonly _tag: 'MalformedRequest'; readonly reason: string }
 /** A defect: logged, and answered without details. */
 export type InternalError = { readonly _tag: 'InternalError' }
+/** The service has begun to shut down: it still answers, but wants no new traffic. */
+export type ShuttingDown = { readonly _tag: 'ShuttingDown' }
+/** The API key has used up its rate limit; one more request is allowed after `retryAfterSeconds`. */
+export type RateLimited = { readonly _tag: 'RateLimited'; readonly retryAfterSeconds: number }
 
 /** Everything the HTTP adapter can answer with an Error body. */
 export type Problem =
@@ -23,9 +28,20 @@ export type Problem =
   | PayloadTooLarge
   | MalformedRequest
   | InternalError
+  | ShuttingDown
+  | RateLimited
+
+const HttpStatus = checked<number, number>(
+  'HttpStatus',
+  t.number,
+  'must be a number',
+  (n) => (Number.isInteger(n) && n >= 100 && n <= 599 ? undefined : 'must be an HTTP status code'),
+  { type: 'integer', minimum: 100, maximum: 599 },
+)
 
 /** The Error body of the interface: `status` always equals the HTTP status. */
-export type ErrorBody = { readonly code: string; readonly message: string; readonly status: number }
+export const ErrorBody = t.type({ code: t.string, message: t.string, status: HttpStatus }, 'Error')
+export type ErrorBody = Readonly<t.TypeOf<typeof ErrorBody>>
 export type ErrorResponse = { readonly body: ErrorBody; readonly headers: Readonly<Record<string, string>> }
 
 /** Seconds a client should wait before retrying when the store is unavailable. */
@@ -74,6 +90,25 @@ export const toErrorResponse = (p: Problem): ErrorResponse => {
       return respond(413, 'payload_too_large', `The request body must not exceed ${p.limit} bytes.`)
     case 'UnsupportedMediaType':
       return respond(415, 'unsupported_media_type', p.reason)
+    case 'IdempotencyKeyInUse':
+      return respond(
+        409,
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still being performed; retry once it has finished.',
+      )
+    case 'IdempotencyKeyReused':
+      return respond(
+        422,
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+      )
+    case 'RateLimited':
+      return respond(
+        429,
+        'rate_limited',
+        `Too many requests with this API key; retry in ${p.retryAfterSeconds} s.`,
+        { 'Retry-After': String(p.retryAfterSeconds) },
+      )
     case 'InternalError':
       return respond(
         500,
@@ -84,6 +119,10 @@ export const toErrorResponse = (p: Problem): ErrorResponse => {
       return respond(501, 'not_implemented', 'This operation is not implemented.')
     case 'StoreUnavailable':
       return respond(503, 'unavailable', 'The pet store cannot be reached right now; try again shortly.', {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      })
+    case 'ShuttingDown':
+      return respond(503, 'unavailable', 'This instance is shutting down; send new requests elsewhere.', {
         'Retry-After': String(RETRY_AFTER_SECONDS),
       })
   }

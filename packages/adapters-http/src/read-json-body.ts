@@ -5,6 +5,11 @@ import type { MalformedRequest, PayloadTooLarge, UnsupportedMediaType } from './
 
 /** CONTRACT: a request body may be at most 64 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024
+/** How long a request body may take to arrive, from when the handler starts reading it. */
+export const BODY_TIMEOUT_MS = 10_000
+
+/** Options of readJsonBody. */
+export type ReadJsonBodyOptions = { readonly timeoutMs?: number }
 
 type BodyProblem = UnsupportedMediaType | PayloadTooLarge | MalformedRequest
 
@@ -32,11 +37,55 @@ const checkMediaType = (contentType: string | undefined, encoding: string | unde
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
+// Keys that name or reach a prototype. JSON.parse makes them plain own properties, but a later
+// merge that assigns them (io-ts merges intersections so) would set a prototype instead. No field
+// of the interface has these names, so refusing them outright costs nothing.
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+// Walks the parsed value without recursion: a 64 KiB body may nest 30,000 levels deep.
+const forbiddenKeyIn = (value: unknown): string | undefined => {
+  const pending: Array<unknown> = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next !== 'object' || next === null) continue
+    if (Array.isArray(next)) for (const inner of next as Array<unknown>) pending.push(inner)
+    else
+      for (const [key, inner] of Object.entries(next)) {
+        if (FORBIDDEN_KEYS.has(key)) return key
+        pending.push(inner)
+      }
+  }
+  return undefined
+}
+
+type Timer = ReturnType<typeof setTimeout>
+
+// raw-body has no time limit: a body sent a byte at a time would hold the connection until the
+// server's requestTimeout. Past the limit the answer is 400 and the connection is closed, so the
+// rest of the body is never read.
+const readWithin = async (reading: Promise<Buffer>, timeoutMs: number): Promise<Buffer | 'timeout'> => {
+  let timer: Timer | undefined
+  const late = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)))
+  try {
+    const raw = await Promise.race([reading, late])
+    // The read fails once the connection closes; nobody waits for it any more.
+    if (raw === 'timeout') reading.catch(() => {})
+    return raw
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /**
  * Reads and parses a JSON request body, checking in the contract's order: media type (415), size
- * (413), then the JSON itself (400). A declared length over the limit is refused unread.
+ * (413), then the JSON itself (400). A declared length over the limit is refused unread; a body
+ * that takes longer than `timeoutMs` to arrive gets 400, and its connection is closed. Keys that
+ * reach a prototype (`__proto__`, `constructor`, `prototype`) are refused at any depth.
  */
-export const readJsonBody = async (ctx: Context): Promise<E.Either<BodyProblem, unknown>> => {
+export const readJsonBody = async (
+  ctx: Context,
+  { timeoutMs = BODY_TIMEOUT_MS }: ReadJsonBodyOptions = {},
+): Promise<E.Either<BodyProblem, unknown>> => {
   const mediaType = checkMediaType(
     ctx.get('Content-Type') || undefined,
     ctx.get('Content-Encoding') || undefined,
@@ -44,18 +93,23 @@ export const readJsonBody = async (ctx: Context): Promise<E.Either<BodyProblem, 
   if (E.isLeft(mediaType)) return mediaType
   const declared = ctx.request.length
   if (declared !== undefined && declared > MAX_BODY_BYTES) return tooLarge
-  let raw: Buffer
+  let raw: Buffer | 'timeout'
   try {
-    raw = await getRawBody(ctx.req, {
+    const reading = getRawBody(ctx.req, {
       limit: MAX_BODY_BYTES,
       ...(declared === undefined ? {} : { length: declared }),
     })
+    raw = await readWithin(reading, timeoutMs)
   } catch (error) {
     const type = (error as { type?: string }).type
     if (type === 'entity.too.large') return tooLarge
     if (type === 'request.aborted' || type === 'request.size.invalid')
       return malformed('The request body ended before its declared length.')
     throw error
+  }
+  if (raw === 'timeout') {
+    ctx.set('Connection', 'close')
+    return malformed(`The request body did not arrive within ${timeoutMs / 1000} s.`)
   }
   if (raw.length === 0) return malformed('The request body is empty; it must be a JSON object.')
   let text: string
@@ -64,11 +118,15 @@ export const readJsonBody = async (ctx: Context): Promise<E.Either<BodyProblem, 
   } catch {
     return malformed('The request body is not valid UTF-8.')
   }
+  let parsed: unknown
   try {
-    // JSON.parse makes `__proto__` an own property, never a prototype; unknown keys are then refused.
-    return E.right(JSON.parse(text) as unknown)
+    parsed = JSON.parse(text)
   } catch {
     // V8's message quotes the input, which may hold anything: say no more than where it is wrong.
     return malformed('The request body is not valid JSON.')
   }
+  const forbidden = forbiddenKeyIn(parsed)
+  return forbidden === undefined
+    ? E.right(parsed)
+    : malformed(`The request body must not contain the key "${forbidden}", at any depth.`)
 }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type { Middleware } from 'koa'
 
-// CONTRACT: the caller's X-Request-Id when it is 1..128 visible ASCII characters, else a new one.
-const ACCEPTABLE = /^[\x21-\x7E]{1,128}$/
+/** CONTRACT: the caller's X-Request-Id when it is 1..128 visible ASCII characters, else a new one. */
+export const REQUEST_ID_PATTERN = /^[\x21-\x7E]{1,128}$/
 
 /** The id of a request: the caller's, if acceptable, or a fresh UUID. */
 export const requestIdOf = (header: string | undefined): string =>
-  header !== undefined && ACCEPTABLE.test(header) ? header : randomUUID()
+  header !== undefined && REQUEST_ID_PATTERN.test(header) ? header : randomUUID()
 
 /** Gives every request an id, in `ctx.state.requestId` and on every response. */
 export const requestId = (): Middleware => async (ctx, next) => {

@@ -1,10 +1,13 @@
 import type { Context } from 'koa'
 import { toErrorResponse, type Problem } from './problems.js'
 
+// What Koa writes for `ctx.type = 'application/json'`, without its media-type look-up per response.
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
 /** Writes a JSON body that is already serialized. */
 export const sendJson = (ctx: Context, status: number, json: string): void => {
   ctx.status = status
-  ctx.type = 'application/json'
+  ctx.set('Content-Type', JSON_CONTENT_TYPE)
   ctx.body = json
 }
 

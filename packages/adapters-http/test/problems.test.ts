@@ -16,6 +16,10 @@ const examples: { readonly [T in Problem['_tag']]: Extract<Problem, { _tag: T }>
   InternalError: { _tag: 'InternalError' },
   NotImplemented: { _tag: 'NotImplemented' },
   StoreUnavailable: { _tag: 'StoreUnavailable', cause: new Error('connect ECONNREFUSED secret-host:5432') },
+  ShuttingDown: { _tag: 'ShuttingDown' },
+  IdempotencyKeyInUse: { _tag: 'IdempotencyKeyInUse' },
+  IdempotencyKeyReused: { _tag: 'IdempotencyKeyReused' },
+  RateLimited: { _tag: 'RateLimited', retryAfterSeconds: 7 },
 }
 
 // CONTRACT: the code table of the Errors section.
@@ -32,6 +36,10 @@ const expected: { readonly [T in Problem['_tag']]: readonly [number, string] } =
   InternalError: [500, 'internal_error'],
   NotImplemented: [501, 'not_implemented'],
   StoreUnavailable: [503, 'unavailable'],
+  ShuttingDown: [503, 'unavailable'],
+  IdempotencyKeyInUse: [409, 'idempotency_key_in_use'],
+  IdempotencyKeyReused: [422, 'idempotency_key_reused'],
+  RateLimited: [429, 'rate_limited'],
 }
 
 const tags = Object.keys(examples) as ReadonlyArray<Problem['_tag']>
@@ -55,12 +63,14 @@ describe('toErrorResponse', () => {
     expect(message).not.toMatch(/\bat .*:\d+:\d+/)
   })
 
-  it.each(tags.filter((t) => !['Unauthorized', 'MethodNotAllowed', 'StoreUnavailable'].includes(t)))(
-    'adds no header to %s',
-    (tag) => {
-      expect(toErrorResponse(examples[tag]).headers).toEqual({})
-    },
-  )
+  it.each(
+    tags.filter(
+      (t) =>
+        !['Unauthorized', 'MethodNotAllowed', 'StoreUnavailable', 'ShuttingDown', 'RateLimited'].includes(t),
+    ),
+  )('adds no header to %s', (tag) => {
+    expect(toErrorResponse(examples[tag]).headers).toEqual({})
+  })
 
   it('challenges for a bearer key on 401, with error="invalid_token" only when a key was sent', () => {
     expect(toErrorResponse({ _tag: 'Unauthorized', keySent: false }).headers).toEqual({
@@ -79,6 +89,13 @@ describe('toErrorResponse', () => {
 
   it('tells the client when to retry on 503, in whole seconds', () => {
     expect(toErrorResponse({ _tag: 'StoreUnavailable' }).headers).toEqual({ 'Retry-After': '5' })
+    expect(toErrorResponse({ _tag: 'ShuttingDown' }).headers).toEqual({ 'Retry-After': '5' })
+  })
+
+  it('tells the client on 429 how many whole seconds to wait, in Retry-After and in the message', () => {
+    const { body, headers } = toErrorResponse({ _tag: 'RateLimited', retryAfterSeconds: 7 })
+    expect(headers).toEqual({ 'Retry-After': '7' })
+    expect(body.message).toContain('7 s')
   })
 
   it('names every offending field of InvalidInput, and the body itself for the field ""', () => {

@@ -7,6 +7,7 @@ import { sameDigest, sha256Hex } from './sha256.js'
 /** Keys to trust from the start, such as those of API_KEYS, each with a name for logs. */
 export type KnownApiKey = { readonly key: string; readonly name: string }
 
+/** How to set up an in-memory API-key store; every field is optional. */
 export type MemoryApiKeyStoreOptions = {
   readonly keys?: ReadonlyArray<KnownApiKey>
   /** Prefix of the ids of this store's keys, to tell them apart from another store's. */

@@ -6,7 +6,18 @@ export {
 export { migrateToLatest, type MigrationLog } from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'
 export { createPostgresApiKeyStore, type PostgresApiKeyStoreOptions } from './postgres-api-key-store.js'
+export { createPostgresApiKeyUsageLog } from './postgres-api-key-usage-log.js'
+export { createPostgresIdempotentPetCreations } from './postgres-idempotent-pet-creations.js'
 export { createPostgresPetRepository } from './postgres-pet-repository.js'
-export type { ApiKeyRow, ApiKeysTable, Database, PetRow, PetsTable } from './schema.js'
+export { createPostgresStoreHealth, type PostgresStoreHealthOptions } from './postgres-store-health.js'
+export type {
+  ApiKeyRow,
+  ApiKeysTable,
+  ApiKeyUsageTable,
+  Database,
+  IdempotencyRecordsTable,
+  PetRow,
+  PetsTable,
+} from './schema.js'
 export { toCategoryId, toPetId } from './to-pet-id.js'
 export { isUnavailableError, tryStore } from './unavailable.js'

@@ -27,10 +27,30 @@ export interface ApiKeysTable {
   readonly last_used_at: Date | null
 }
 
+/** The `api_key_usage` table: per API key id and operation id, the calls counted so far. */
+export interface ApiKeyUsageTable {
+  readonly key_id: string
+  readonly operation: string
+  readonly calls: string
+  readonly last_called_at: Date
+}
+
+/** The `idempotency_records` table: per API key id and Idempotency-Key, the pet its request added. */
+export interface IdempotencyRecordsTable {
+  readonly api_key_id: string
+  readonly idempotency_key: string
+  /** What the request asked, as the HTTP adapter reduced it (a digest of the body's canonical JSON). */
+  readonly fingerprint: string
+  readonly pet_id: string
+  readonly created_at: Date
+}
+
 /** The tables kysely knows, as the migrations leave them. */
 export interface Database {
   readonly pets: PetsTable
   readonly api_keys: ApiKeysTable
+  readonly idempotency_records: IdempotencyRecordsTable
+  readonly api_key_usage: ApiKeyUsageTable
 }
 
 /** A row of `pets` as a query reads it. */

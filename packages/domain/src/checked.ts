@@ -1,16 +1,36 @@
 import * as t from 'io-ts'
 
+/** A JSON Schema (draft 2020-12) fragment: what a codec accepts, for describing an interface. */
+export type JsonSchema = { readonly [keyword: string]: unknown }
+
+/** A codec made by `checked`; `schema`, when given, describes as JSON Schema the values it accepts. */
+export class CheckedType<B, A> extends t.Type<B, A, unknown> {
+  readonly _tag = 'CheckedType' as const
+  constructor(
+    name: string,
+    is: t.Is<B>,
+    validate: t.Validate<unknown, B>,
+    encode: t.Encode<B, A>,
+    readonly schema: JsonSchema | undefined,
+  ) {
+    super(name, is, validate, encode)
+  }
+}
+
 /**
  * A codec that accepts what `base` accepts and `problem` finds nothing wrong with. Each failure
  * carries a message for people ("must be …"), which `describeErrors` puts after the field's name.
+ * `schema` states the same rule in JSON Schema, for interface descriptions such as OpenAPI: a
+ * codec without one cannot appear in the HTTP interface's OpenAPI document.
  */
 export const checked = <B extends A, A>(
   name: string,
   base: t.Type<A, A, unknown>,
   expected: string,
   problem: (value: A) => string | undefined,
-): t.Type<B, A, unknown> =>
-  new t.Type<B, A, unknown>(
+  schema?: JsonSchema,
+): CheckedType<B, A> =>
+  new CheckedType<B, A>(
     name,
     (u): u is B => base.is(u) && problem(u) === undefined,
     (u, c) => {
@@ -19,6 +39,7 @@ export const checked = <B extends A, A>(
       return found === undefined ? t.success(u as B) : t.failure(u, c, found)
     },
     (b) => b,
+    schema,
   )
 
 /** One thing wrong with an input: the dotted path of the field and what it must be. */

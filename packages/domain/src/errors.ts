@@ -9,12 +9,23 @@ export type PetNotFound = { readonly _tag: 'PetNotFound'; readonly id: PetId }
 export type Gone = { readonly _tag: 'Gone'; readonly operation: string; readonly sunset: Date }
 /** The store cannot be reached, or did not answer in time; trying again later may work. */
 export type StoreUnavailable = { readonly _tag: 'StoreUnavailable'; readonly cause?: unknown }
+/** An earlier request with the same idempotency key (and API key) is still being performed. */
+export type IdempotencyKeyInUse = { readonly _tag: 'IdempotencyKeyInUse' }
+/** The idempotency key (of the same API key) was used before for a different request. */
+export type IdempotencyKeyReused = { readonly _tag: 'IdempotencyKeyReused' }
 
 /** Every failure a caller of the domain can act on. Bugs are thrown, never returned. */
-export type DomainError = InvalidInput | PetNotFound | Gone | StoreUnavailable
+export type DomainError =
+  InvalidInput | PetNotFound | Gone | StoreUnavailable | IdempotencyKeyInUse | IdempotencyKeyReused
 
+/** Makes an InvalidInput of its issues. */
 export const invalidInput = (issues: ReadonlyArray<Issue>): InvalidInput => ({ _tag: 'InvalidInput', issues })
+/** Makes a PetNotFound for an id. */
 export const petNotFound = (id: PetId): PetNotFound => ({ _tag: 'PetNotFound', id })
+/** Makes a Gone for an operation past its sunset. */
 export const gone = (operation: string, sunset: Date): Gone => ({ _tag: 'Gone', operation, sunset })
+/** Makes a StoreUnavailable, with the cause for logs (never for responses). */
 export const storeUnavailable = (cause?: unknown): StoreUnavailable =>
   cause === undefined ? { _tag: 'StoreUnavailable' } : { _tag: 'StoreUnavailable', cause }
+export const idempotencyKeyInUse = (): IdempotencyKeyInUse => ({ _tag: 'IdempotencyKeyInUse' })
+export const idempotencyKeyReused = (): IdempotencyKeyReused => ({ _tag: 'IdempotencyKeyReused' })

@@ -7,37 +7,44 @@ export const MAX_ID = Number.MAX_SAFE_INTEGER
 export const MAX_NAME_LENGTH = 255
 /** The largest page of a pet listing, and the page size when none is asked for. */
 export const MAX_PAGE_LIMIT = 100
+/** The page size of a listing when none is asked for. */
 export const DEFAULT_PAGE_LIMIT = 20
 
 /** Availability of a pet: exactly `available`, `pending` or `sold`. */
 export const PetStatus = t.keyof({ available: null, pending: null, sold: null }, 'PetStatus')
 export type PetStatus = t.TypeOf<typeof PetStatus>
+/** Every PetStatus, in the order the contract lists them. */
 export const PET_STATUSES: ReadonlyArray<PetStatus> = ['available', 'pending', 'sold']
 /** CONTRACT: a pet added without a status is available. */
 export const DEFAULT_PET_STATUS: PetStatus = 'available'
 
-const integerFrom = (min: number, max: number) => `must be an integer from ${min} to ${max}`
-const integerIn = (min: number, max: number) => (n: number) =>
-  Number.isSafeInteger(n) && n >= min && n <= max ? undefined : integerFrom(min, max)
+// One bound pair gives the check, its message and its JSON Schema, so they cannot disagree.
+const boundedInteger = <B extends number>(name: string, min: number, max: number, format?: 'int64') => {
+  const expected = `must be an integer from ${min} to ${max}`
+  return checked<B, number>(
+    name,
+    t.number,
+    expected,
+    (n) => (Number.isSafeInteger(n) && n >= min && n <= max ? undefined : expected),
+    { type: 'integer', ...(format === undefined ? {} : { format }), minimum: min, maximum: max },
+  )
+}
 
+/** The brand of PetId: a number only decoding can make. */
 export interface PetIdBrand {
   readonly PetId: unique symbol
 }
 /** A pet's identifier: an integer from 1 to 2^53 − 1, assigned by the store, never reused. */
 export type PetId = t.Branded<number, PetIdBrand>
-export const PetId = checked<PetId, number>('PetId', t.number, integerFrom(1, MAX_ID), integerIn(1, MAX_ID))
+export const PetId = boundedInteger<PetId>('PetId', 1, MAX_ID, 'int64')
 
+/** The brand of CategoryId: a number only decoding can make. */
 export interface CategoryIdBrand {
   readonly CategoryId: unique symbol
 }
 /** The identifier of a pet's category: an integer from 1 to 2^53 − 1. */
 export type CategoryId = t.Branded<number, CategoryIdBrand>
-export const CategoryId = checked<CategoryId, number>(
-  'CategoryId',
-  t.number,
-  integerFrom(1, MAX_ID),
-  integerIn(1, MAX_ID),
-)
+export const CategoryId = boundedInteger<CategoryId>('CategoryId', 1, MAX_ID, 'int64')
 
 const countCodePoints = (s: string): number => {
   let n = 0
@@ -57,12 +64,21 @@ const nameProblem = (s: string): string | undefined => {
   return undefined
 }
 
+/** The brand of PetName: a string only decoding can make. */
 export interface PetNameBrand {
   readonly PetName: unique symbol
 }
 /** A pet's name: 1 to 255 code points, not all white space, stored and returned exactly as given. */
 export type PetName = t.Branded<string, PetNameBrand>
-export const PetName = checked<PetName, string>('PetName', t.string, 'must be a string', nameProblem)
+export const PetName = checked<PetName, string>('PetName', t.string, 'must be a string', nameProblem, {
+  type: 'string',
+  minLength: 1,
+  // JSON Schema counts maxLength in code points, as nameProblem does; `pattern` is unanchored.
+  maxLength: MAX_NAME_LENGTH,
+  pattern: '\\S',
+  description:
+    'At least one character that is not white space; no U+0000 and no unpaired surrogate. Kept exactly as sent.',
+})
 
 /** A pet in the catalogue. */
 export const Pet = t.type({ id: PetId, name: PetName, categoryId: CategoryId, status: PetStatus }, 'Pet')
@@ -85,29 +101,21 @@ export const toPetData = (pet: NewPet): PetData => ({
   status: pet.status ?? DEFAULT_PET_STATUS,
 })
 
+/** The brand of PageLimit: a number only decoding can make. */
 export interface PageLimitBrand {
   readonly PageLimit: unique symbol
 }
 /** How many pets one page of a listing holds at most: 1 to 100. */
 export type PageLimit = t.Branded<number, PageLimitBrand>
-export const PageLimit = checked<PageLimit, number>(
-  'PageLimit',
-  t.number,
-  integerFrom(1, MAX_PAGE_LIMIT),
-  integerIn(1, MAX_PAGE_LIMIT),
-)
+export const PageLimit = boundedInteger<PageLimit>('PageLimit', 1, MAX_PAGE_LIMIT)
 
+/** The brand of PageCursor: a number only decoding can make. */
 export interface PageCursorBrand {
   readonly PageCursor: unique symbol
 }
 /** Where a page starts: only pets with a larger id follow. 0 starts at the beginning. */
 export type PageCursor = t.Branded<number, PageCursorBrand>
-export const PageCursor = checked<PageCursor, number>(
-  'PageCursor',
-  t.number,
-  integerFrom(0, MAX_ID),
-  integerIn(0, MAX_ID),
-)
+export const PageCursor = boundedInteger<PageCursor>('PageCursor', 0, MAX_ID, 'int64')
 
 /** A request for one page of pets, in id order. */
 export type PetQuery = {

@@ -1,7 +1,9 @@
 import type * as O from 'fp-ts/lib/Option.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import type { ApiKeyId, ApiKeyName, ApiKeyOwner, ApiKeyRecord, IssuedApiKey } from './api-key.js'
-import type { StoreUnavailable } from './errors.js'
+import type { OperationCalls } from './api-key-usage.js'
+import type { IdempotencyKeyInUse, IdempotencyKeyReused, StoreUnavailable } from './errors.js'
+import type { CreatedOnce, IdempotentCreation } from './idempotency.js'
 import type { PageCursor, Pet, PetData, PetId, PetStatus } from './pet.js'
 
 /** What a repository is asked for: at most `limit` pets with an id above `after`, in id order. */
@@ -34,4 +36,42 @@ export interface ApiKeyStore extends Authenticator {
 /** The time, as the service sees it. A port so that tests (and CLOCK_NOW) can move it. */
 export interface Clock {
   readonly now: () => Date
+}
+
+/**
+ * Counts each API key's calls per operation, so that the callers of a deprecated operation can be
+ * found, and told, before its sunset. Counts only grow; nothing here is ever a secret.
+ */
+export interface ApiKeyUsageLog {
+  /**
+   * Adds each entry's calls to its key's count for its operation, and moves the last call forward
+   * (never back). Entries of the same key and operation may repeat; all of them count.
+   */
+  readonly add: (entries: ReadonlyArray<OperationCalls>) => TE.TaskEither<StoreUnavailable, void>
+  /** Every key's counts, ordered by key id, then operation, as text. */
+  readonly list: () => TE.TaskEither<StoreUnavailable, ReadonlyArray<OperationCalls>>
+}
+
+/** Tells whether the store answers right now, within a short time: what a readiness probe asks. */
+export interface StoreHealth {
+  readonly check: () => TE.TaskEither<StoreUnavailable, void>
+}
+
+/**
+ * Adds pets at most once per API key and idempotency key, keeping a record of each addition (the
+ * pet, the request's fingerprint, the instant) written together with the pet: all or nothing.
+ * Also across processes on one store, a request whose key is being performed elsewhere is refused
+ * at once, never made to wait.
+ */
+export interface IdempotentPetCreations {
+  /**
+   * Adds the pet and records it, unless an unexpired record of this key exists: then it gives that
+   * record's pet when the fingerprint matches, else `IdempotencyKeyReused`. `IdempotencyKeyInUse`
+   * while another request with this key is being performed. A failure records nothing.
+   */
+  readonly addOnce: (
+    creation: IdempotentCreation,
+  ) => TE.TaskEither<StoreUnavailable | IdempotencyKeyInUse | IdempotencyKeyReused, CreatedOnce>
+  /** Removes every record made before `before`, and says how many it removed. */
+  readonly removeExpired: (before: Date) => TE.TaskEither<StoreUnavailable, number>
 }

@@ -1,14 +1,17 @@
-import { createPostgresApiKeyStore } from '@pets/adapters-postgres'
+import { DEPRECATED_OPERATIONS } from '@pets/adapters-http'
+import { createPostgresApiKeyStore, createPostgresApiKeyUsageLog } from '@pets/adapters-postgres'
 import { ApiKeyName, type ApiKeyRecord } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import type { AppConfig } from '../config.js'
+import { usageTable } from './usage-table.js'
 import { UsageError, withDatabase } from './with-database.js'
 
 export const KEYS_USAGE = `animal-store keys create --name NAME   issue a key; it is printed once, only its digest is kept
 animal-store keys list                 show every key's id, name and dates (never a key)
-animal-store keys revoke ID            refuse the key from the next request on`
+animal-store keys revoke ID            refuse the key from the next request on
+animal-store keys usage                per key: its last use, and its calls of deprecated operations`
 
 const unwrap = async <A>(task: TaskEither<unknown, A>): Promise<A> => {
   const result = await task()
@@ -23,11 +26,20 @@ const table = (records: ReadonlyArray<ApiKeyRecord>): Array<string> => {
     ...records.map((r) => [r.id, r.name, date(r.createdAt), date(r.lastUsedAt), date(r.revokedAt)]),
   ]
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
-  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd())
+  return rows.map((row) =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  )
 }
 
 /** `animal-store keys …`: manages the API keys kept in PostgreSQL. */
-export const keysCommand = (config: AppConfig, args: ReadonlyArray<string>, print: (line: string) => void) => {
+export const keysCommand = (
+  config: AppConfig,
+  args: ReadonlyArray<string>,
+  print: (line: string) => void,
+) => {
   const [action, ...rest] = args
   return withDatabase(config, `keys ${action ?? ''}`.trim(), async ({ db }) => {
     const store = createPostgresApiKeyStore(db)
@@ -43,10 +55,18 @@ export const keysCommand = (config: AppConfig, args: ReadonlyArray<string>, prin
       table(await unwrap(store.list())).forEach((line) => print(line))
       return
     }
+    if (action === 'usage' && rest.length === 0) {
+      const records = await unwrap(store.list())
+      const usage = await unwrap(createPostgresApiKeyUsageLog(db).list())
+      usageTable(records, usage, DEPRECATED_OPERATIONS).forEach((line) => print(line))
+      return
+    }
     if (action === 'revoke' && rest.length === 1) {
       const revoked = await unwrap(store.revoke(rest[0]!))
       if (O.isNone(revoked)) throw new UsageError(`no key with id ${rest[0]} is active`)
-      print(`Revoked key ${revoked.value.id} (${revoked.value.name}); it is refused from the next request on.`)
+      print(
+        `Revoked key ${revoked.value.id} (${revoked.value.name}); it is refused from the next request on.`,
+      )
       return
     }
     throw new UsageError(`usage:\n${KEYS_USAGE}`)

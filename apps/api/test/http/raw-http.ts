@@ -1,5 +1,6 @@
 import { request, type OutgoingHttpHeaders } from 'node:http'
 import { connect } from 'node:net'
+import { expectConforms } from '../support/checked-fetch.js'
 
 export type RawRequest = {
   readonly method: string
@@ -12,12 +13,16 @@ export type RawRequest = {
 
 /**
  * Sends what fetch cannot express, such as a body without Content-Type or a chunked body, and
- * returns the answer as a fetch Response.
+ * returns the answer as a fetch Response, once it is checked against the OpenAPI document.
  */
-export const rawRequest = (
-  url: string,
-  { method, path, headers = {}, chunks = [] }: RawRequest,
-): Promise<Response> =>
+export const rawRequest = async (url: string, request: RawRequest): Promise<Response> =>
+  expectConforms(
+    new URL(url).origin,
+    { method: request.method, target: request.path },
+    await send(url, request),
+  )
+
+const send = (url: string, { method, path, headers = {}, chunks = [] }: RawRequest): Promise<Response> =>
   new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, { method, headers, agent: false }, (res) => {
       const body: Array<Buffer> = []
@@ -53,8 +58,16 @@ const parseResponse = (bytes: Buffer): Response | undefined => {
   return new Response(body.subarray(0, length), { status: Number(statusLine.split(' ')[1]), headers })
 }
 
-/** Writes raw bytes to the server over a fresh TCP connection and reads the first answer. */
-export const rawExchange = (url: string, bytes: Buffer | string): Promise<Response> =>
+/**
+ * Writes raw bytes to the server over a fresh TCP connection and reads the first answer, checked
+ * against the OpenAPI document for the request line at the start of `bytes`.
+ */
+export const rawExchange = async (url: string, bytes: Buffer | string): Promise<Response> => {
+  const [method, target = '/'] = Buffer.from(bytes).toString('latin1').split('\r\n')[0]?.split(' ') ?? []
+  return expectConforms(new URL(url).origin, { method, target }, await exchange(url, bytes))
+}
+
+const exchange = (url: string, bytes: Buffer | string): Promise<Response> =>
   new Promise((resolve, reject) => {
     const { hostname, port } = new URL(url)
     const socket = connect(Number(port), hostname)

@@ -9,44 +9,76 @@ export type SpawnedService = {
   readonly url: string
   /** Everything the process wrote so far, stdout and stderr. */
   readonly output: () => string
+  /** Resolves with the exit code once the process has exited. */
+  readonly exited: Promise<number | null>
   /** Sends a signal and resolves with the exit code. */
   readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
-/** Starts the built service as a real process on a free port and waits for its "listening" line. */
-export const spawnService = (env: Record<string, string>, timeoutMs = 10_000): Promise<SpawnedService> =>
+/** What the processes of this test file wrote, and the keys they were given, for `spawnedLogs`. */
+const spawned: Array<{ readonly output: () => string; readonly secrets: ReadonlyArray<string> }> = []
+const remembered = new Set<string>()
+
+/** A key a test issued some other way (`keys create`): no spawned process may log it either. */
+export const rememberSecret = (key: string): void => void remembered.add(key)
+
+/** Every line every service of this file wrote, with the API keys none of them may contain. */
+export const spawnedLogs = () => ({
+  lines: spawned.flatMap((s) => s.output().split('\n')),
+  secrets: [...new Set([...spawned.flatMap((s) => s.secrets), ...remembered])],
+})
+
+export type SpawnOptions = {
+  readonly timeoutMs?: number
+  /** How many "listening" lines to wait for: one per worker of WEB_CONCURRENCY. */
+  readonly listening?: number
+}
+
+/** Starts the built service as a real process on a free port and waits for its "listening" line(s). */
+export const spawnService = (
+  env: Record<string, string>,
+  // Generous: on a machine busy with every package's tests, starting Node alone takes seconds.
+  { timeoutMs = 20_000, listening = 1 }: SpawnOptions = {},
+): Promise<SpawnedService> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN], {
       env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_FORMAT: 'json', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let output = ''
+    spawned.push({
+      output: () => output,
+      secrets: (env['API_KEYS'] ?? '').split(',').filter((k) => k !== ''),
+    })
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`the service did not start within ${timeoutMs} ms:\n${output}`))
     }, timeoutMs)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const line = output.split('\n').find((l) => l.includes('"msg":"listening"'))
-      if (line === undefined) return
+    let started = false
+    const onExit = (code: number | null) => {
       clearTimeout(timer)
-      child.stdout?.off('data', onData)
-      child.stdout?.on('data', (more: Buffer) => (output += more.toString()))
+      reject(new Error(`the service exited with ${code} before listening:\n${output}`))
+    }
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      if (started) return
+      const lines = output.split('\n').filter((l) => l.includes('"msg":"listening"'))
+      if (lines.length < listening) return
+      started = true
+      clearTimeout(timer)
+      child.off('exit', onExit)
       resolve({
         child,
-        url: (JSON.parse(line) as { url: string }).url,
+        url: (JSON.parse(lines[0]!) as { url: string }).url,
         output: () => output,
+        exited,
         stop: (signal = 'SIGTERM') => {
           child.kill(signal)
           return exited
         },
       })
-    }
-    child.stdout?.on('data', onData)
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`the service exited with ${code} before listening:\n${output}`))
     })
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.once('exit', onExit)
   })

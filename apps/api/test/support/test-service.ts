@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js'
 import { createService } from '../../src/create-service.js'
 import { createLogger } from '../../src/logger.js'
 import { startServer } from '../../src/start-server.js'
+import { checkedFetch, unwatchService, watchService } from './checked-fetch.js'
 import { inject } from 'vitest'
 
 /** The two API keys every test service accepts. */
@@ -35,23 +36,26 @@ export const startTestService = async (options: TestServiceOptions = {}) => {
     createService(resolved, { clock, logger: createLogger(resolved) }),
   )
   const url = running.url
+  // Every answer of the test service is checked against the OpenAPI document it serves.
+  await watchService(url)
   return {
     /** Where the server listens, such as http://127.0.0.1:40123. */
     url,
     /** What the service writes in Location and Link headers. */
     publicBaseUrl: running.publicBaseUrl,
     clock,
-    /** fetch against the server: `request('/v1/pets', { headers })`. */
-    request: (path: string, init: RequestInit = {}) => fetch(`${url}${path}`, init),
+    /** fetch against the server: `request('/v1/pets', { headers })`; the answer must conform to the document. */
+    request: (path: string, init: RequestInit = {}) => checkedFetch(`${url}${path}`, init),
     /** The same, with the first test key as bearer credential. */
     authed: (path: string, init: RequestInit = {}) =>
-      fetch(`${url}${path}`, {
+      checkedFetch(`${url}${path}`, {
         ...init,
         headers: { Authorization: `Bearer ${TEST_KEYS[0]}`, ...(init.headers as Record<string, string>) },
       }),
     /** The fresh database of a PostgreSQL-backed service. */
     database,
     close: async () => {
+      unwatchService(url)
       const outcome = await running.stop()
       await database?.close()
       return outcome

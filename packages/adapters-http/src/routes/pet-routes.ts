@@ -2,15 +2,22 @@ import { GET_PET_SUNSET, type PetPage, type PetQuery } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import type { Context } from 'koa'
-import { decodeListPetsQuery, decodeNewPet, decodePetId, encodePet, encodePets } from '../codecs.js'
-import { readJsonBody } from '../read-json-body.js'
+import { decodeListPetsQuery, decodePetId, encodePet, encodePets } from '../codecs.js'
 import { sendJson, sendProblem } from '../respond.js'
 import type { PetsUseCases } from '../use-cases.js'
+import { createPetHandler } from './create-pet.js'
 
 /** CONTRACT: getPet is deprecated since the first release, 2026-01-01T00:00:00Z (RFC 9745). */
 export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z')
 
-export type PetRoutesOptions = { readonly useCases: PetsUseCases; readonly publicBaseUrl: string }
+/** The ids of the deprecated operations, whose callers are counted per API key. */
+export const DEPRECATED_OPERATIONS: ReadonlyArray<string> = ['getPet']
+
+export type PetRoutesOptions = {
+  readonly useCases: PetsUseCases
+  readonly publicBaseUrl: string
+  readonly bodyTimeoutMs?: number
+}
 
 const nextLink = (base: string, query: PetQuery, page: PetPage): string | undefined =>
   O.isNone(page.next)
@@ -19,7 +26,7 @@ const nextLink = (base: string, query: PetQuery, page: PetPage): string | undefi
       `&after=${page.next.value}>; rel="next"`
 
 /** The handlers of the pet operations, keyed by operation id. */
-export const petRoutes = ({ useCases, publicBaseUrl }: PetRoutesOptions) => {
+export const petRoutes = ({ useCases, publicBaseUrl, bodyTimeoutMs }: PetRoutesOptions) => {
   const deprecationHeaders = {
     Deprecation: `@${GET_PET_DEPRECATED_AT.getTime() / 1000}`,
     Sunset: GET_PET_SUNSET.toUTCString(),
@@ -37,16 +44,11 @@ export const petRoutes = ({ useCases, publicBaseUrl }: PetRoutesOptions) => {
       sendJson(ctx, 200, encodePets(page.right.pets))
     },
 
-    createPet: async (ctx: Context) => {
-      const body = await readJsonBody(ctx)
-      if (E.isLeft(body)) return sendProblem(ctx, body.left)
-      const input = decodeNewPet(body.right)
-      if (E.isLeft(input)) return sendProblem(ctx, input.left)
-      const pet = await useCases.createPet(input.right)()
-      if (E.isLeft(pet)) return sendProblem(ctx, pet.left)
-      ctx.set('Location', `${publicBaseUrl}/pets/${pet.right.id}`)
-      sendJson(ctx, 201, encodePet(pet.right))
-    },
+    createPet: createPetHandler({
+      useCases,
+      publicBaseUrl,
+      ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
+    }),
 
     getPet: async (ctx: Context & { params: Record<string, string> }) => {
       // CONTRACT: every response of this operation carries the deprecation headers.

@@ -3,6 +3,7 @@ import type { StoreUnavailable } from '../errors.js'
 import { toPetData, type NewPet, type Pet } from '../pet.js'
 import type { PetRepository } from '../ports.js'
 
+/** What createPet needs. */
 export type CreatePetDeps = { readonly pets: PetRepository }
 
 /** Adds a pet to the catalogue; the store assigns its id. */

@@ -7,6 +7,7 @@ import type { Clock, PetRepository } from '../ports.js'
 /** CONTRACT: getPet is deprecated and removed on 5 December 2030; from then on it is Gone. */
 export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z')
 
+/** What getPet needs: the clock decides when the sunset has come. */
 export type GetPetDeps = { readonly pets: PetRepository; readonly clock: Clock }
 
 /**

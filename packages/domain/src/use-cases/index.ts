@@ -1,3 +1,5 @@
 export { createPet, type CreatePetDeps } from './create-pet.js'
+export { createPetOnce, type CreatePetOnceDeps } from './create-pet-once.js'
+export { forgetExpiredCreations, type ForgetExpiredCreationsDeps } from './forget-expired-creations.js'
 export { getPet, GET_PET_SUNSET, type GetPetDeps } from './get-pet.js'
 export { listPets, type ListPetsDeps, type PetPage } from './list-pets.js'

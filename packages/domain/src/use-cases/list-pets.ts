@@ -8,6 +8,7 @@ import type { PetRepository } from '../ports.js'
 /** One page of a listing, and where the next one starts when more pets match. */
 export type PetPage = { readonly pets: ReadonlyArray<Pet>; readonly next: O.Option<PageCursor> }
 
+/** What listPets needs. */
 export type ListPetsDeps = { readonly pets: PetRepository }
 
 /** Lists pets in id order, a page at a time, optionally only those of one status. */

@@ -1,0 +1,61 @@
+import type { MetricsPage } from '@pets/adapters-http'
+import cluster, { type Worker } from 'node:cluster'
+import { AggregatorRegistry, type Registry } from 'prom-client'
+
+const REQUEST = 'animal-store:metrics-request'
+const RESPONSE = 'animal-store:metrics-response'
+const TIMEOUT_MS = 5_000
+
+type MetricsResponse = { type: typeof RESPONSE; id: number; page?: MetricsPage; error?: string }
+
+/**
+ * In the primary: answers a worker's request for the metrics of every worker, summed by
+ * prom-client's AggregatorRegistry (it asks each worker for its registry over IPC).
+ */
+export const serveClusterMetrics = (): void => {
+  const aggregator = new AggregatorRegistry()
+  cluster.on('message', (worker: Worker, message: { type?: unknown; id?: unknown }) => {
+    if (message.type !== REQUEST || typeof message.id !== 'number') return
+    const id = message.id
+    const reply = (fields: Omit<MetricsResponse, 'type' | 'id'>) => {
+      if (worker.isConnected()) worker.send({ type: RESPONSE, id, ...fields })
+    }
+    aggregator.clusterMetrics().then(
+      (body) => reply({ page: { contentType: aggregator.contentType, body } }),
+      (error: unknown) => reply({ error: error instanceof Error ? error.message : String(error) }),
+    )
+  })
+}
+
+/**
+ * In a worker: makes `registry` the one the primary collects, and returns what /metrics serves:
+ * the metrics of all workers, as one scrape must see them (any worker may answer it).
+ */
+export const clusterMetricsPage = (registry: Registry): (() => Promise<MetricsPage>) => {
+  // Its constructor makes this worker answer the primary's requests for its registry.
+  new AggregatorRegistry()
+  AggregatorRegistry.setRegistries([registry])
+  let next = 0
+  const waiting = new Map<number, (response: MetricsResponse) => void>()
+  process.on('message', (message: Partial<MetricsResponse>) => {
+    if (message.type === RESPONSE && typeof message.id === 'number')
+      waiting.get(message.id)?.(message as MetricsResponse)
+  })
+  return () =>
+    new Promise<MetricsPage>((resolve, reject) => {
+      if (!process.connected) return reject(new Error('the primary is gone: no metrics of the cluster'))
+      const id = next++
+      const timer = setTimeout(() => {
+        waiting.delete(id)
+        reject(new Error(`the primary did not send the cluster's metrics within ${TIMEOUT_MS} ms`))
+      }, TIMEOUT_MS)
+      waiting.set(id, (response) => {
+        clearTimeout(timer)
+        waiting.delete(id)
+        if (response.page !== undefined) resolve(response.page)
+        else
+          reject(new Error(`collecting the cluster's metrics failed: ${response.error ?? 'no reason given'}`))
+      })
+      process.send?.({ type: REQUEST, id })
+    })
+}

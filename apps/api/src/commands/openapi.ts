@@ -1,0 +1,24 @@
+import { buildOpenApiDocument } from '@pets/adapters-http'
+import { writeFile } from 'node:fs/promises'
+import { apiServers } from '../api-servers.js'
+import type { AppConfig } from '../config.js'
+import { UsageError } from './with-database.js'
+
+export const OPENAPI_USAGE = `animal-store openapi [--out FILE]      print the OpenAPI document of this environment, or write it to FILE`
+
+/**
+ * `animal-store openapi`: the document the service serves at /openapi.json, with the servers of
+ * the configured environment, so that it can be published with a release. No store is opened.
+ */
+export const openapiCommand = async (
+  config: AppConfig,
+  args: ReadonlyArray<string>,
+  print: (line: string) => void,
+): Promise<void> => {
+  const out = args.length === 2 && args[0] === '--out' && args[1] !== '' ? args[1] : undefined
+  if (args.length > 0 && out === undefined) throw new UsageError(`usage:\n${OPENAPI_USAGE}`)
+  const json = JSON.stringify(buildOpenApiDocument({ servers: apiServers(config) }), null, 2)
+  if (out === undefined) return print(json)
+  await writeFile(out, `${json}\n`)
+  print(`Wrote the OpenAPI document (${apiServers(config)[0]?.url}) to ${out}`)
+}

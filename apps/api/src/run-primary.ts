@@ -1,0 +1,106 @@
+import cluster, { type Worker } from 'node:cluster'
+import { serveClusterMetrics } from './cluster-metrics.js'
+import type { AppConfig } from './config.js'
+import type { Logger } from './logger.js'
+import { prepareDatabase } from './prepare-database.js'
+
+// A worker that dies sooner than this after it was started counts as failing to start: the next
+// one waits longer, up to the cap, so a broken deployment does not fork in a tight loop.
+const QUICK_DEATH_MS = 10_000
+const FIRST_BACKOFF_MS = 250
+const MAX_BACKOFF_MS = 30_000
+/**
+ * How long to wait before replacing a worker that lived `livedMs`, after `quickDeaths` workers in a
+ * row died soon after their start: 0 after a worker that ran a while, then 0.25 s, 0.5 s, 1 s, …
+ * up to 30 s while they keep dying young.
+ */
+export const restartBackoff = (
+  livedMs: number,
+  quickDeaths: number,
+): { delayMs: number; quickDeaths: number } => {
+  const deaths = livedMs < QUICK_DEATH_MS ? quickDeaths + 1 : 0
+  return {
+    delayMs: deaths === 0 ? 0 : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (deaths - 1)),
+    quickDeaths: deaths,
+  }
+}
+
+// How much longer than a worker's own shutdown the primary waits before it kills the worker.
+const STOP_MARGIN_MS = 5_000
+
+/**
+ * The primary of WEB_CONCURRENCY: migrates and checks the keys once, forks the workers (they
+ * share the port), replaces a worker that dies (not while shutting down), relays SIGTERM and
+ * SIGINT to every worker, and exits 0 when all of them stopped cleanly. A second signal kills them.
+ */
+export const runPrimary = async (
+  config: AppConfig,
+  logger: Logger,
+  workerEnv: Readonly<Record<string, string>>,
+): Promise<void> => {
+  await prepareDatabase(config, logger)
+  serveClusterMetrics()
+
+  const startedAt = new Map<Worker, number>()
+  const respawns = new Set<NodeJS.Timeout>()
+  let quickDeaths = 0
+  let stopping = false
+  let allClean = true
+
+  const fork = () => {
+    const worker = cluster.fork(workerEnv)
+    startedAt.set(worker, Date.now())
+  }
+  const finish = () => {
+    logger.info({ outcome: allClean ? 'clean' : 'a worker did not stop cleanly' }, 'stopped')
+    process.exit(allClean ? 0 : 1)
+  }
+
+  cluster.on('exit', (worker, code, signal) => {
+    const lived = Date.now() - (startedAt.get(worker) ?? 0)
+    startedAt.delete(worker)
+    if (stopping) {
+      allClean &&= code === 0
+      if (startedAt.size === 0) finish()
+      return
+    }
+    const backoff = restartBackoff(lived, quickDeaths)
+    quickDeaths = backoff.quickDeaths
+    const delay = backoff.delayMs
+    logger.error(
+      { worker: worker.process.pid, code, signal, restartInMs: delay },
+      'a worker died; replacing it',
+    )
+    const timer = setTimeout(() => {
+      respawns.delete(timer)
+      if (!stopping) fork()
+    }, delay)
+    respawns.add(timer)
+  })
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: killing the workers and exiting at once')
+      for (const worker of startedAt.keys()) worker.process.kill('SIGKILL')
+      process.exit(1)
+    }
+    stopping = true
+    logger.info({ signal, workers: startedAt.size }, 'shutting down')
+    respawns.forEach(clearTimeout)
+    if (startedAt.size === 0) return finish()
+    for (const worker of startedAt.keys()) worker.process.kill('SIGTERM')
+    setTimeout(
+      () => {
+        logger.error('workers did not stop in time: killing them')
+        for (const worker of startedAt.keys()) worker.process.kill('SIGKILL')
+        process.exit(1)
+      },
+      config.shutdownDelayMs + config.shutdownGraceMs + STOP_MARGIN_MS,
+    ).unref()
+  }
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+
+  logger.info({ workers: config.webConcurrency }, 'starting workers')
+  for (let i = 0; i < config.webConcurrency; i++) fork()
+}

@@ -1,0 +1,71 @@
+import type { AppConfig } from './config.js'
+import { clusterMetricsPage } from './cluster-metrics.js'
+import { createService } from './create-service.js'
+import type { Logger } from './logger.js'
+import { prepareDatabase } from './prepare-database.js'
+import { startServer, type RunningServer } from './start-server.js'
+
+/**
+ * Runs the service in this process until a signal stops it: alone (`single`), or as a worker of
+ * WEB_CONCURRENCY (`worker`), whose primary has migrated and checked the keys already. Alone, it
+ * does that itself before it listens.
+ */
+export const serve = async (
+  config: AppConfig,
+  logger: Logger,
+  role: 'single' | 'worker',
+): Promise<RunningServer> => {
+  // A worker's primary has prepared the database already.
+  if (role === 'single') await prepareDatabase(config, logger)
+  const running = await startServer(config, (resolved) =>
+    createService(resolved, {
+      logger,
+      migrate: false,
+      ...(role === 'worker' ? { metricsPage: (local) => clusterMetricsPage(local.registry) } : {}),
+    }),
+  )
+
+  const stop = (reason: string) => {
+    logger.info({ reason }, 'shutting down')
+    running.stop().then(
+      (outcome) => {
+        logger.info({ outcome }, 'stopped')
+        process.exit(outcome === 'clean' ? 0 : 1)
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
+  }
+  if (role === 'single') {
+    let signalled = false
+    const onSignal = (signal: NodeJS.Signals) => {
+      // CONTRACT: a second signal exits at once.
+      if (signalled) {
+        logger.warn({ signal }, 'second signal: exiting at once')
+        process.exit(1)
+      }
+      signalled = true
+      stop(signal)
+    }
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+  } else {
+    // A terminal's Ctrl-C reaches every process of the group; the primary relays it once, and
+    // decides alone when to give up waiting.
+    process.on('SIGINT', () => {})
+    let stopping = false
+    const stopOnce = (reason: string) => {
+      if (!stopping) stop(reason)
+      stopping = true
+    }
+    process.on('SIGTERM', () => stopOnce('SIGTERM'))
+    // Without its primary, nobody would replace or stop this worker.
+    process.on('disconnect', () => stopOnce('the primary is gone'))
+  }
+  // Only now: a signal that came before the handlers were in place would end the process at once,
+  // and whoever reads this line may signal right away.
+  logger.info({ url: running.url, env: config.env, publicBaseUrl: running.publicBaseUrl }, 'listening')
+  return running
+}

@@ -1,0 +1,85 @@
+import type { ApiKeyUsageLog, OperationCalls } from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
+
+/** Counts calls per API key and operation in memory, and writes them to the usage log in batches. */
+export type UsageCounter = {
+  /** Counts one call; costs a map update, never a query. */
+  readonly count: (keyId: string, operation: string) => void
+  /** Writes what was counted; on failure it is kept and tried again with the next batch. */
+  readonly flush: () => Promise<void>
+  /** Stops the timer and writes what is left; what cannot be written then is lost, and logged. */
+  readonly close: () => Promise<void>
+}
+
+export type UsageCounterOptions = {
+  readonly log: ApiKeyUsageLog
+  readonly flushEveryMs: number
+  readonly logger: {
+    readonly warn: (fields: object, message: string) => void
+    readonly error: (fields: object, message: string) => void
+  }
+  readonly now?: () => number
+}
+
+/**
+ * Batches the usage of API keys, so that a request costs no write: one upsert per interval, whatever
+ * the traffic. A crash loses the calls of at most one interval (and those counted while the store
+ * was down); a clean shutdown writes them.
+ */
+export const createUsageCounter = ({
+  log,
+  flushEveryMs,
+  logger,
+  now = Date.now,
+}: UsageCounterOptions): UsageCounter => {
+  let pending = new Map<string, { keyId: string; operation: string; calls: number; last: number }>()
+  let writing: Promise<void> = Promise.resolve()
+
+  const write = async () => {
+    if (pending.size === 0) return
+    const batch: ReadonlyArray<OperationCalls> = [...pending.values()].map((c) => ({
+      keyId: c.keyId,
+      operation: c.operation,
+      calls: c.calls,
+      lastCalledAt: new Date(c.last),
+    }))
+    pending = new Map()
+    let written = false
+    try {
+      written = E.isRight(await log.add(batch)())
+      if (!written)
+        logger.warn(
+          { entries: batch.length },
+          'usage counts not written: the store is unavailable; kept for the next try',
+        )
+    } catch (error) {
+      logger.error({ err: error }, 'usage counts not written: kept for the next try')
+    }
+    if (!written) for (const c of batch) add(c.keyId, c.operation, c.calls, c.lastCalledAt.getTime())
+  }
+  const add = (keyId: string, operation: string, calls: number, last: number) => {
+    const key = `${keyId}\u0000${operation}`
+    const seen = pending.get(key)
+    if (seen === undefined) pending.set(key, { keyId, operation, calls, last })
+    else {
+      seen.calls += calls
+      if (last > seen.last) seen.last = last
+    }
+  }
+  // One write at a time: a slow store must not pile up concurrent upserts of the same rows.
+  const flush = () => (writing = writing.then(write))
+  const timer = setInterval(() => void flush(), flushEveryMs)
+  timer.unref()
+
+  return {
+    count: (keyId, operation) => add(keyId, operation, 1, now()),
+    flush,
+    close: async () => {
+      clearInterval(timer)
+      await flush()
+      const lost = [...pending.values()].reduce((sum, c) => sum + c.calls, 0)
+      if (lost > 0) logger.warn({ calls: lost }, 'usage counts lost at shutdown: the store is unavailable')
+      pending = new Map()
+    },
+  }
+}

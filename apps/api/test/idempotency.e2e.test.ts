@@ -1,0 +1,60 @@
+import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { afterEach, describe, expect, inject, it } from 'vitest'
+import { spawnService, type SpawnedService } from './support/spawn-service.js'
+
+const post = (url: string, body: string, key: string) =>
+  fetch(`${url}/v1/pets`, {
+    method: 'POST',
+    headers: { Authorization: 'Bearer k1', 'Content-Type': 'application/json', 'Idempotency-Key': key },
+    body,
+  })
+
+// CONTRACT: a key is performed at most once across every process on one database.
+describe('Idempotency-Key across two service processes on one PostgreSQL database', () => {
+  const opened: Array<FreshDatabase> = []
+  const started: Array<SpawnedService> = []
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((svc) => svc.stop()))
+    for (const database of opened.splice(0)) await database.close()
+  })
+  const twoServices = async () => {
+    const database = await openFreshDatabase(inject('postgres'))
+    opened.push(database)
+    const env = { DATABASE_URL: database.url, API_KEYS: 'k1', MIGRATE_ON_START: 'false' }
+    // A loaded machine may take a while to start two processes.
+    const services = await Promise.all([
+      spawnService(env, { timeoutMs: 30_000 }),
+      spawnService(env, { timeoutMs: 30_000 }),
+    ])
+    started.push(...services)
+    return { database, a: services[0], b: services[1] }
+  }
+
+  it(
+    'adds one pet for 50 concurrent requests with one key spread over both',
+    { timeout: 90_000 },
+    async () => {
+      const { database, a, b } = await twoServices()
+      const body = '{"name":"Rex","categoryId":1}'
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => post(i % 2 ? b.url : a.url, body, 'once')),
+      )
+      const { rows } = await database.pool.query<{ id: string }>('SELECT id FROM pets')
+      expect(rows).toHaveLength(1)
+      const id = Number(rows[0]!.id)
+      for (const answer of answers) {
+        expect([201, 409]).toContain(answer.status)
+        const json = (await answer.json()) as { id?: number; code?: string }
+        if (answer.status === 201) expect(json.id).toBe(id)
+        else expect(json.code).toBe('idempotency_key_in_use')
+      }
+      // Whichever process a retry reaches, it gets the same pet; another body, 422.
+      for (const url of [a.url, b.url]) {
+        const again = await post(url, ' {"categoryId":1, "name":"Rex"}', 'once')
+        expect(again.status).toBe(201)
+        expect(((await again.json()) as { id: number }).id).toBe(id)
+        expect((await post(url, '{"name":"Tom","categoryId":1}', 'once')).status).toBe(422)
+      }
+    },
+  )
+})

@@ -1,0 +1,84 @@
+import { Writable } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { createLogger } from '../src/logger.js'
+
+const capture = () => {
+  let text = ''
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString()
+      done()
+    },
+  })
+  return { stream, text: () => text }
+}
+
+describe('the service logger', () => {
+  it('writes one JSON line per call, with the service name and the pid', () => {
+    const out = capture()
+    createLogger({ logLevel: 'info', logFormat: 'json' }, out.stream).info({ answer: 42 }, 'hello')
+    const lines = out.text().trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 30,
+      service: 'animal-store',
+      pid: process.pid,
+      answer: 42,
+      msg: 'hello',
+    })
+  })
+
+  it('redacts Authorization in any case, top level or in headers, and fields named like keys', () => {
+    const out = capture()
+    const logger = createLogger({ logLevel: 'info', logFormat: 'json' }, out.stream)
+    logger.info(
+      {
+        authorization: 'Bearer secret-1',
+        req: { headers: { authorization: 'Bearer secret-2', Authorization: 'Bearer secret-3', host: 'h' } },
+        upstream: { request: { headers: { Authorization: 'Bearer secret-4' } } },
+        apiKey: 'secret-5',
+        config: { API_KEYS: 'secret-6,secret-7' },
+      },
+      'request',
+    )
+    const text = out.text()
+    expect(text).not.toMatch(/secret-\d/)
+    expect(JSON.parse(text)).toMatchObject({
+      authorization: '[redacted]',
+      req: { headers: { authorization: '[redacted]', Authorization: '[redacted]', host: 'h' } },
+      upstream: { request: { headers: { Authorization: '[redacted]' } } },
+    })
+  })
+
+  it('writes readable lines in the pretty format, redacted all the same', () => {
+    const out = capture()
+    createLogger({ logLevel: 'info', logFormat: 'pretty' }, out.stream).info(
+      { headers: { authorization: 'Bearer secret-1' } },
+      'hello there',
+    )
+    const text = out.text()
+    expect(text).toContain('hello there')
+    expect(text).toContain('INFO')
+    expect(() => JSON.parse(text)).toThrow()
+    expect(text).not.toContain('secret-1')
+  })
+
+  it('neither writes nor reads the fields of a line below its level', () => {
+    const out = capture()
+    const logger = createLogger({ logLevel: 'warn', logFormat: 'json' }, out.stream)
+    let read = 0
+    const fields = {
+      get expensive() {
+        read++
+        return 'x'
+      },
+    }
+    logger.info(fields, 'not written')
+    logger.debug(fields, 'not written')
+    expect(logger.isLevelEnabled('info')).toBe(false)
+    expect(read).toBe(0)
+    expect(out.text()).toBe('')
+    logger.warn(fields, 'written')
+    expect(read).toBe(1)
+  })
+})

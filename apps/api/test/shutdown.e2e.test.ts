@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { startLoad } from './support/load.js'
+import { databaseBehindProxy } from './support/postgres-via-proxy.js'
+import { spawnService } from './support/spawn-service.js'
+
+const KEY = 'shutdown-e2e-key-7f3a9c'
+const createPet = (url: string) => (requestId: string) =>
+  fetch(`${url}/v1/pets`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${KEY}`,
+      'Content-Type': 'application/json',
+      'X-Request-Id': requestId,
+    },
+    body: JSON.stringify({ name: requestId, categoryId: 1 }),
+  })
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+// The built service as a real process on PostgreSQL behind a proxy: pausing the proxy holds
+// requests in flight for as long as the test wants, without a sleep in the service's code.
+describe('graceful shutdown of the built service', () => {
+  const cleanups: Array<() => Promise<void>> = []
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  })
+  const setUp = async (env: Record<string, string>) => {
+    const db = await databaseBehindProxy()
+    cleanups.push(db.close)
+    const svc = await spawnService({
+      DATABASE_URL: db.url,
+      API_KEYS: KEY,
+      DATABASE_POOL_SIZE: '32',
+      ...env,
+    })
+    cleanups.push(async () => void (await svc.stop('SIGKILL')))
+    return { ...db, svc }
+  }
+
+  it('answers every request it accepted when SIGTERM comes with 32 in flight, and exits 0 within the grace', async () => {
+    const delayMs = 300
+    const graceMs = 5_000
+    const { svc, proxy, database } = await setUp({
+      SHUTDOWN_DELAY_MS: String(delayMs),
+      SHUTDOWN_GRACE_MS: String(graceMs),
+    })
+    const load = startLoad(32, createPet(svc.url))
+    await expect
+      .poll(() => load.sent.filter((s) => s.status === 201).length, { timeout: 10_000 })
+      .toBeGreaterThan(64)
+
+    proxy.pause()
+    // Every loop now waits for its insert: 32 requests in the service, none answered.
+    await expect.poll(() => load.inFlight().length, { timeout: 10_000 }).toBe(32)
+    await pause(100)
+    const inFlightAtSignal = load.inFlight().map((s) => s.id)
+    const signalledAt = Date.now()
+    svc.child.kill('SIGTERM')
+    expect((await fetch(`${svc.url}/readyz`)).status).toBe(503)
+
+    // The listener closes after the delay, while the 32 are still held; then the database answers.
+    await pause(delayMs + 300)
+    proxy.restore()
+    expect(await svc.exited).toBe(0)
+    expect(Date.now() - signalledAt).toBeLessThan(delayMs + graceMs)
+    const sent = await load.done()
+
+    const byId = new Map(sent.map((s) => [s.id, s]))
+    for (const id of inFlightAtSignal)
+      expect(byId.get(id), `request ${id}, in flight at SIGTERM`).toMatchObject({
+        status: 201,
+        body: { name: id },
+      })
+    // A request the service saw is in its log; each of those got its whole answer.
+    const logged = new Set(
+      svc
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request"'))
+        .map((line) => (JSON.parse(line) as { requestId: string }).requestId),
+    )
+    for (const s of sent.filter((s) => logged.has(s.id)))
+      expect(s, 'a request the service logged').toMatchObject({
+        status: expect.any(Number),
+        body: expect.anything(),
+      })
+    // Those that failed never reached it: refused, or reset before the service read them.
+    for (const s of sent.filter((s) => s.error !== undefined)) expect(logged.has(s.id)).toBe(false)
+    expect(sent.filter((s) => s.status !== undefined && s.status !== 201)).toEqual([])
+
+    const { rows } = await database.pool.query<{ name: string }>('SELECT name FROM pets')
+    const stored = new Set(rows.map((r) => r.name))
+    for (const s of sent.filter((s) => s.status === 201)) expect(stored.has(s.id)).toBe(true)
+  })
+
+  it('exits 1 when the grace runs out before the requests in flight finish', async () => {
+    const { svc, proxy } = await setUp({ SHUTDOWN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '300' })
+    proxy.pause()
+    const held = createPet(svc.url)('held-request').catch((error: unknown) => error)
+    await pause(200)
+    svc.child.kill('SIGTERM')
+    expect(await svc.exited).toBe(1)
+    expect(await held).toBeInstanceOf(Error)
+    expect(svc.output()).toContain('"outcome":"grace-exceeded"')
+    proxy.restore()
+  })
+
+  it('exits at once on a second signal', async () => {
+    const { svc, proxy } = await setUp({ SHUTDOWN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '30000' })
+    proxy.pause()
+    const held = createPet(svc.url)('held-request').catch((error: unknown) => error)
+    await pause(200)
+    svc.child.kill('SIGTERM')
+    await expect.poll(() => svc.output(), { timeout: 10_000 }).toContain('"msg":"shutting down"')
+    const second = Date.now()
+    svc.child.kill('SIGINT')
+    expect(await svc.exited).toBe(1)
+    expect(Date.now() - second).toBeLessThan(2_000)
+    await held
+    proxy.restore()
+  })
+})

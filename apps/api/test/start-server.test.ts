@@ -1,0 +1,104 @@
+import type { Middleware } from 'koa'
+import { request, type Agent, type IncomingMessage } from 'node:http'
+import { connect } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { AnimalStoreService } from '../src/create-service.js'
+import { startInProcess, type InProcessService } from './support/in-process.js'
+
+// GET /slow answers only when the test opens the gate: a request kept in flight at will.
+const slowRoute = () => {
+  let open: () => void = () => {}
+  const gate = new Promise<void>((resolve) => (open = resolve))
+  const arrived: Array<string> = []
+  const middleware: Middleware = async (ctx, next) => {
+    if (ctx.path !== '/slow') return next()
+    arrived.push(ctx.path)
+    await gate
+    ctx.body = 'done'
+  }
+  return {
+    open: () => open(),
+    arrived,
+    adjust: (s: AnimalStoreService) => void s.app.middleware.unshift(middleware),
+  }
+}
+
+type Answer = { status: number; headers: IncomingMessage['headers']; body: string }
+const get = (url: string, path: string, agent?: Agent): Promise<Answer> =>
+  new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, agent === undefined ? {} : { agent }, (res) => {
+      let body = ''
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+
+describe('stopping the server', () => {
+  const started: Array<InProcessService> = []
+  const start = async (env: Record<string, string>, adjust?: (s: AnimalStoreService) => void) => {
+    const svc = await startInProcess({ env, ...(adjust === undefined ? {} : { adjust }) })
+    started.push(svc)
+    return svc
+  }
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((svc) => svc.close()))
+  })
+
+  it('serves requests during SHUTDOWN_DELAY_MS, each closing its connection, with /readyz 503 at once', async () => {
+    const svc = await start({ SHUTDOWN_DELAY_MS: '400' })
+    const stopped = svc.running.stop()
+    const ready = await get(svc.url, '/readyz')
+    expect(ready.status).toBe(503)
+    const health = await get(svc.url, '/healthz')
+    expect(health.status).toBe(200)
+    expect(health.headers['connection']).toBe('close')
+    expect(await stopped).toBe('clean')
+    await expect(get(svc.url, '/healthz')).rejects.toMatchObject({ code: 'ECONNREFUSED' })
+  })
+
+  it('lets an in-flight request finish, with Connection: close, and then stops cleanly', async () => {
+    const slow = slowRoute()
+    const svc = await start({ SHUTDOWN_GRACE_MS: '5000' }, slow.adjust)
+    const answer = get(svc.url, '/slow')
+    await expect.poll(() => slow.arrived.length).toBe(1)
+    const stopped = svc.running.stop()
+    // The listener closes while the request is still running.
+    await expect.poll(() => svc.running.server.listening).toBe(false)
+    slow.open()
+    expect(await answer).toMatchObject({ status: 200, body: 'done', headers: { connection: 'close' } })
+    expect(await stopped).toBe('clean')
+  })
+
+  it('gives up on requests still running when the grace runs out, and says so', async () => {
+    const slow = slowRoute()
+    const svc = await start({ SHUTDOWN_GRACE_MS: '200' }, slow.adjust)
+    const answer = get(svc.url, '/slow').catch((error: unknown) => error)
+    await expect.poll(() => slow.arrived.length).toBe(1)
+    expect(await svc.running.stop()).toBe('grace-exceeded')
+    expect(await answer).toMatchObject({ code: 'ECONNRESET' })
+    slow.open()
+  })
+
+  it('closes an idle keep-alive connection when the listener closes, instead of leaving it open', async () => {
+    const svc = await start({})
+    const { port } = new URL(svc.url)
+    const socket = connect(Number(port), '127.0.0.1')
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+    let received = ''
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+    await expect.poll(() => received).toContain('{"status":"ok"}')
+    expect(received).toMatch(/keep-alive/i)
+    expect(await svc.running.stop()).toBe('clean')
+    await closed
+  })
+
+  it('answers the same outcome to a second call of stop', async () => {
+    const svc = await start({})
+    const first = svc.running.stop()
+    expect(svc.running.stop()).toBe(first)
+    expect(await first).toBe('clean')
+  })
+})

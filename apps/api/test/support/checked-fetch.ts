@@ -1,0 +1,59 @@
+import { createResponseValidator, type ResponseValidator } from './openapi-validator.js'
+
+const validators = new Map<string, Promise<ResponseValidator>>()
+
+const load = async (origin: string): Promise<ResponseValidator> => {
+  const res = await fetch(`${origin}/openapi.json`)
+  if (res.status !== 200) throw new Error(`${origin}/openapi.json answered ${res.status}`)
+  return createResponseValidator(await res.json())
+}
+
+/**
+ * From now on, answers of the service at `url` (its origin) are checked against the document it serves at
+ * /openapi.json, read now. A service on a port used before gets its own document.
+ */
+export const watchService = async (url: string): Promise<void> => {
+  const { origin } = new URL(url)
+  const validator = load(origin)
+  validators.set(origin, validator)
+  await validator
+}
+
+/** Forgets the document of a service that has stopped. */
+export const unwatchService = (url: string): void => {
+  validators.delete(new URL(url).origin)
+}
+
+/**
+ * Throws, failing the test, unless the answer conforms to the OpenAPI document of the service
+ * that gave it: an undocumented status, header or field, or a missing required header. Answers
+ * on paths the document does not describe pass unchecked. Returns the answer, unread.
+ */
+export const expectConforms = async (
+  origin: string,
+  request: { readonly method?: string | undefined; readonly target: string },
+  res: Response,
+): Promise<Response> => {
+  let validator = validators.get(origin)
+  if (validator === undefined) validators.set(origin, (validator = load(origin)))
+  const problems = (await validator).problemsOf({
+    method: request.method ?? 'GET',
+    target: request.target,
+    status: res.status,
+    headers: res.headers,
+    body: await res.clone().text(),
+  })
+  if (problems !== undefined && problems.length > 0)
+    throw new Error(`The answer does not conform to the OpenAPI document:\n  ${problems.join('\n  ')}`)
+  return res
+}
+
+/** fetch, with the answer checked by expectConforms. */
+export const checkedFetch = async (url: string, init: RequestInit = {}): Promise<Response> => {
+  const { origin, pathname, search } = new URL(url)
+  return expectConforms(
+    origin,
+    { method: init.method, target: `${pathname}${search}` },
+    await fetch(url, init),
+  )
+}

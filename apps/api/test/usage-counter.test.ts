@@ -1,0 +1,92 @@
+import { createMemoryApiKeyUsageLog } from '@pets/adapters-memory'
+import { storeUnavailable, type ApiKeyUsageLog } from '@pets/domain'
+import { run } from '@pets/domain/testing'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createUsageCounter, type UsageCounter } from '../src/usage-counter.js'
+
+const quiet = () => {
+  const warnings: Array<string> = []
+  return { warnings, warn: (_: object, message: string) => void warnings.push(message), error: () => {} }
+}
+
+// A log whose store is down until `up` is set.
+const flaky = (log: ApiKeyUsageLog) => {
+  const state = { up: false, tries: 0 }
+  const wrapped: ApiKeyUsageLog = {
+    list: log.list,
+    add: (entries) => {
+      state.tries++
+      return state.up ? log.add(entries) : TE.left(storeUnavailable())
+    },
+  }
+  return { state, log: wrapped }
+}
+
+describe('the usage counter', () => {
+  const counters: Array<UsageCounter> = []
+  const make = (options: Parameters<typeof createUsageCounter>[0]) => {
+    const counter = createUsageCounter(options)
+    counters.push(counter)
+    return counter
+  }
+  afterEach(async () => {
+    await Promise.all(counters.splice(0).map((c) => c.close()))
+  })
+
+  it('writes nothing per call, and every call counted at the next flush', async () => {
+    const log = createMemoryApiKeyUsageLog()
+    let now = Date.parse('2026-11-22T12:00:00Z')
+    const counter = make({ log, flushEveryMs: 3_600_000, logger: quiet(), now: () => now })
+    counter.count('env-1', 'getPet')
+    now += 1000
+    counter.count('env-1', 'getPet')
+    counter.count('7', 'listPets')
+    expect(await run(log.list())).toEqual([])
+    await counter.flush()
+    expect(await run(log.list())).toEqual([
+      { keyId: '7', operation: 'listPets', calls: 1, lastCalledAt: new Date('2026-11-22T12:00:01Z') },
+      { keyId: 'env-1', operation: 'getPet', calls: 2, lastCalledAt: new Date('2026-11-22T12:00:01Z') },
+    ])
+    await counter.flush()
+    expect((await run(log.list())).map((c) => c.calls)).toEqual([1, 2])
+  })
+
+  it('keeps the counts while the store is down, and writes them once it is back', async () => {
+    const memory = createMemoryApiKeyUsageLog()
+    const { state, log } = flaky(memory)
+    const logger = quiet()
+    const counter = make({ log, flushEveryMs: 3_600_000, logger })
+    counter.count('1', 'getPet')
+    await counter.flush()
+    counter.count('1', 'getPet')
+    await counter.flush()
+    expect(state.tries).toBe(2)
+    expect(logger.warnings.length).toBe(2)
+    state.up = true
+    await counter.flush()
+    expect((await run(memory.list())).map((c) => c.calls)).toEqual([2])
+  })
+
+  it('writes what is left when it closes, and says how many calls it lost when it cannot', async () => {
+    const memory = createMemoryApiKeyUsageLog()
+    const written = make({ log: memory, flushEveryMs: 3_600_000, logger: quiet() })
+    written.count('1', 'getPet')
+    await written.close()
+    expect((await run(memory.list())).map((c) => c.calls)).toEqual([1])
+
+    const logger = quiet()
+    const lost = make({ log: flaky(memory).log, flushEveryMs: 3_600_000, logger })
+    lost.count('1', 'getPet')
+    lost.count('2', 'getPet')
+    await lost.close()
+    expect(logger.warnings.at(-1)).toMatch(/lost at shutdown/)
+  })
+
+  it('flushes by itself every interval', async () => {
+    const log = createMemoryApiKeyUsageLog()
+    const counter = make({ log, flushEveryMs: 100, logger: quiet() })
+    counter.count('1', 'getPet')
+    await expect.poll(async () => (await run(log.list())).length, { timeout: 5_000 }).toBe(1)
+  })
+})

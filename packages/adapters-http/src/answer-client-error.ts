@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto'
+import type { Duplex } from 'node:stream'
+import { toErrorResponse } from './problems.js'
+
+const REASONS: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: 'The request line and headers must be at most 16 KiB together.',
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request did not arrive in time.',
+  ERR_HTTP_HEADERS_TIMEOUT: 'The request headers did not arrive in time.',
+}
+
+/**
+ * A `clientError` listener for node:http servers: a request the HTTP parser refuses (headers over
+ * maxHeaderSize, malformed syntax, too slow) gets `400 validation_failed` with an Error body and a
+ * request id, like every other answer, instead of node's bare status line; then the connection
+ * closes. CONTRACT has no 408 or 431 code, so these are 400s too.
+ */
+export const answerClientError = (
+  error: Error & { code?: string; rawPacket?: unknown },
+  socket: Duplex,
+): void => {
+  // As node itself does: a reset connection, or one whose answer has begun, gets nothing more.
+  const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (error.code === 'ECONNRESET' || !socket.writable || answering?.headersSent === true) {
+    socket.destroy()
+    return
+  }
+  const reason = REASONS[error.code ?? ''] ?? 'The request is not valid HTTP/1.1.'
+  const { body } = toErrorResponse({ _tag: 'MalformedRequest', reason })
+  const json = JSON.stringify(body)
+  // An answer to HEAD has no body: a client would read one as the start of the next answer.
+  const head =
+    Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
+  socket.end(
+    `HTTP/1.1 ${body.status} Bad Request\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(json)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\n` +
+      'X-Content-Type-Options: nosniff\r\n' +
+      'Cache-Control: no-store\r\n' +
+      'Connection: close\r\n\r\n' +
+      (head ? '' : json),
+    () => socket.destroy(),
+  )
+}

@@ -1,0 +1,124 @@
+import { PET_STATUSES, type JsonSchema } from '@pets/domain'
+import { REQUEST_ID_PATTERN } from '../request-id.js'
+import type { ResponseHeader, RouteSpec } from '../routes/route-table.js'
+
+/** An OpenAPI Header Object. */
+export type HeaderObject = {
+  readonly description: string
+  readonly required: boolean
+  readonly schema: JsonSchema
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+// The regular expression of a path template below the server URL: `/pets/{petId}` → `/pets/[^/]+`.
+const pathPattern = (template: string) => escape(template).replace(/\\\{[^}]*\\\}/g, '[^/>]+')
+
+/** A reference to a header described once, in `components.headers`. */
+export type HeaderRef = { readonly $ref: string }
+
+/** The headers any answer may carry, described once in `components.headers`. */
+export const COMMON_HEADERS: Readonly<Record<string, HeaderObject>> = {
+  // CONTRACT: every response carries X-Request-Id, the caller's if acceptable, else a new one.
+  'X-Request-Id': {
+    description:
+      "The request's id: the caller's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new one.",
+    required: true,
+    schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source },
+  },
+  'X-Content-Type-Options': {
+    description: 'Tells browsers to take the media type as sent.',
+    required: false,
+    schema: { type: 'string', const: 'nosniff' },
+  },
+  // draft-ietf-httpapi-ratelimit-headers: sent after authentication when the host limits rates.
+  'RateLimit-Policy': {
+    description: 'The rate limit of the API key, when the service sets one: `"name";q=requests;w=seconds`.',
+    required: false,
+    schema: { type: 'string', pattern: '^"[^"]+";q=[0-9]+;w=[0-9]+$' },
+  },
+  RateLimit: {
+    description: 'What is left of it: `"name";r=remaining;t=seconds` until that many are allowed again.',
+    required: false,
+    schema: { type: 'string', pattern: '^"[^"]+";r=[0-9]+;t=[0-9]+$' },
+  },
+  'Cache-Control': {
+    description: 'How the answer may be cached; answers of the operations are not to be stored.',
+    required: false,
+    schema: { type: 'string' },
+  },
+}
+
+/** The references to COMMON_HEADERS that every response of the document lists. */
+export const commonHeaderRefs = (): Record<string, HeaderRef> =>
+  Object.fromEntries(
+    Object.keys(COMMON_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  )
+
+type HeaderOfProblem = {
+  readonly description: string
+  readonly schema: (seen: ReadonlyArray<string>) => JsonSchema
+}
+
+/** The headers that toErrorResponse may add, by the name it gives them. */
+export const PROBLEM_HEADERS: Readonly<Record<string, HeaderOfProblem>> = {
+  'WWW-Authenticate': {
+    description:
+      'The bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but is not valid.',
+    schema: (seen) => ({ type: 'string', enum: [...new Set(seen)] }),
+  },
+  Allow: {
+    description: 'The methods this path allows.',
+    schema: () => ({ type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$' }),
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    schema: () => ({ type: 'integer', minimum: 0 }),
+  },
+}
+
+/** The headers of an operation's success, by the route table's names, with their wire names. */
+export const successHeaders = (
+  routes: ReadonlyArray<RouteSpec>,
+): Readonly<Record<ResponseHeader, { readonly name: string } & Omit<HeaderObject, 'required'>>> => {
+  const pathOf = (operationId: string) => routes.find((r) => r.operationId === operationId)?.path ?? ''
+  const statuses = PET_STATUSES.join('|')
+  return {
+    Location: {
+      name: 'Location',
+      description: 'The URL of the new pet.',
+      schema: { type: 'string', pattern: `^https?://[^\\s]+${pathPattern(pathOf('getPet'))}$` },
+    },
+    LinkNext: {
+      name: 'Link',
+      description:
+        'The next page (RFC 8288), present only when more pets match: the same `limit` and ' +
+        '`status`, and `after` the last id of this page.',
+      schema: {
+        type: 'string',
+        pattern: `^<[^>]+${pathPattern(pathOf('listPets'))}\\?limit=[0-9]+(&status=(${statuses}))?&after=[0-9]+>; rel="next"$`,
+      },
+    },
+  }
+}
+
+/** The headers of every answer of a deprecated operation (RFC 9745, RFC 8594, RFC 8288). */
+export const deprecationHeaders = (
+  deprecation: NonNullable<RouteSpec['deprecation']>,
+  routes: ReadonlyArray<RouteSpec>,
+): Readonly<Record<string, Omit<HeaderObject, 'required'>>> => {
+  const successor = routes.find((r) => r.operationId === deprecation.successor)?.path ?? ''
+  return {
+    Deprecation: {
+      description: `Deprecated since ${deprecation.since.toISOString()} (RFC 9745).`,
+      schema: { type: 'string', const: `@${deprecation.since.getTime() / 1000}` },
+    },
+    Sunset: {
+      description: `Removed on ${deprecation.sunset.toISOString()} (RFC 8594).`,
+      schema: { type: 'string', const: deprecation.sunset.toUTCString() },
+    },
+    Link: {
+      description: `The operation to use instead, \`${deprecation.successor}\`.`,
+      schema: { type: 'string', pattern: `^<[^>]+${pathPattern(successor)}>; rel="successor-version"$` },
+    },
+  }
+}

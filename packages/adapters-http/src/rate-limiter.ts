@@ -1,0 +1,72 @@
+import { performance } from 'node:perf_hooks'
+
+/** A token bucket: `burst` requests at once, refilled at `perSecond` requests a second. */
+export type RateLimitPolicy = { readonly perSecond: number; readonly burst: number }
+
+/**
+ * What the limiter says of one request: whether it is served, the whole requests left now, and
+ * in how many whole seconds (at least 1) one more becomes available.
+ */
+export type RateDecision = {
+  readonly allowed: boolean
+  readonly remaining: number
+  readonly resetSeconds: number
+}
+
+/** Decides, per key, whether a request is within the rate limit, and spends a token if it is. */
+export interface RateLimiter {
+  readonly policy: RateLimitPolicy
+  readonly take: (key: string) => RateDecision
+}
+
+export type TokenBucketOptions = RateLimitPolicy & {
+  /** Milliseconds on a clock that never goes back; performance.now unless given. */
+  readonly now?: () => number
+}
+
+type Bucket = { tokens: number; at: number }
+
+// A full bucket is the same as none: past this many keys, the full ones are dropped.
+const SWEEP_ABOVE = 10_000
+
+/**
+ * A token-bucket rate limiter in this process's memory: each key starts with `burst` tokens, a
+ * request spends one, and tokens come back at `perSecond`, up to `burst`.
+ */
+export const createTokenBucketRateLimiter = ({
+  perSecond,
+  burst,
+  now = () => performance.now(),
+}: TokenBucketOptions): RateLimiter => {
+  if (!(perSecond > 0) || !Number.isSafeInteger(burst) || burst < 1)
+    throw new RangeError('a rate limit needs perSecond > 0 and an integer burst >= 1')
+  const buckets = new Map<string, Bucket>()
+  const refill = (bucket: Bucket, at: number) => {
+    bucket.tokens = Math.min(burst, bucket.tokens + ((at - bucket.at) / 1000) * perSecond)
+    bucket.at = at
+  }
+  const sweep = (at: number) => {
+    for (const [key, bucket] of buckets) {
+      refill(bucket, at)
+      if (bucket.tokens >= burst) buckets.delete(key)
+    }
+  }
+  return {
+    policy: { perSecond, burst },
+    take: (key) => {
+      const at = now()
+      let bucket = buckets.get(key)
+      if (bucket === undefined) {
+        if (buckets.size >= SWEEP_ABOVE) sweep(at)
+        bucket = { tokens: burst, at }
+        buckets.set(key, bucket)
+      } else refill(bucket, at)
+      const allowed = bucket.tokens >= 1
+      if (allowed) bucket.tokens -= 1
+      const remaining = Math.floor(bucket.tokens)
+      // Until the next whole token: as long as the client can do with `remaining`.
+      const resetSeconds = Math.max(1, Math.ceil((remaining + 1 - bucket.tokens) / perSecond))
+      return { allowed, remaining, resetSeconds }
+    },
+  }
+}

@@ -1,0 +1,55 @@
+import { invalidInput, type ApiKeyOwner, type Pet } from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
+import * as O from 'fp-ts/lib/Option.js'
+import type { Context } from 'koa'
+import { decodeNewPet, encodePet } from '../codecs.js'
+import { idempotencyKeyOf } from '../idempotency-key-header.js'
+import type { Problem } from '../problems.js'
+import { readJsonBody } from '../read-json-body.js'
+import { requestFingerprint } from '../request-fingerprint.js'
+import { sendJson, sendProblem } from '../respond.js'
+import type { PetsUseCases } from '../use-cases.js'
+
+export type CreatePetOptions = {
+  readonly useCases: PetsUseCases
+  readonly publicBaseUrl: string
+  /** How long the body may take to arrive; readJsonBody's default unless given. */
+  readonly bodyTimeoutMs?: number
+}
+
+/**
+ * The handler of createPet. With an Idempotency-Key it adds the pet at most once per API key and
+ * key: a retry with the same JSON value gets the first answer again (201, the same pet and
+ * Location), with another value 422, while the first is still running 409. The checks come in
+ * the contract's order: 415, 413, 400 (body and header together), then 409/422.
+ */
+export const createPetHandler =
+  ({ useCases, publicBaseUrl, bodyTimeoutMs }: CreatePetOptions) =>
+  async (ctx: Context): Promise<void> => {
+    const body = await readJsonBody(ctx, bodyTimeoutMs === undefined ? {} : { timeoutMs: bodyTimeoutMs })
+    if (E.isLeft(body)) return sendProblem(ctx, body.left)
+    const input = decodeNewPet(body.right)
+    const key = idempotencyKeyOf(ctx)
+    if (E.isLeft(input) || E.isLeft(key))
+      return sendProblem(
+        ctx,
+        invalidInput([...(E.isLeft(input) ? input.left.issues : []), ...(E.isLeft(key) ? [key.left] : [])]),
+      )
+    let created: E.Either<Problem, Pet>
+    if (O.isNone(key.right)) created = await useCases.createPet(input.right)()
+    else if (useCases.createPetOnce === undefined) created = E.left({ _tag: 'NotImplemented' })
+    else {
+      const owner = ctx.state.apiKey as ApiKeyOwner | undefined
+      if (owner === undefined) throw new Error('createPet ran without an authenticated API key')
+      const once = await useCases.createPetOnce({
+        owner: owner.keyId,
+        key: key.right.value,
+        fingerprint: requestFingerprint(body.right),
+        pet: input.right,
+      })()
+      created = E.map(({ pet }: { pet: Pet }) => pet)(once)
+    }
+    if (E.isLeft(created)) return sendProblem(ctx, created.left)
+    ctx.set('Location', `${publicBaseUrl}/pets/${created.right.id}`)
+    sendJson(ctx, 201, encodePet(created.right))
+  }

@@ -1,0 +1,171 @@
+import { DEFAULT_PAGE_LIMIT, GET_PET_SUNSET, IdempotencyKey, MAX_PAGE_LIMIT } from '@pets/domain'
+import * as t from 'io-ts'
+import { ListPetsQuery, NewPetBody, PetBody, PetIdParam, PetsBody } from '../codecs.js'
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency-key-header.js'
+import type { Problem } from '../problems.js'
+import { MAX_BODY_BYTES } from '../read-json-body.js'
+import { GET_PET_DEPRECATED_AT } from './pet-routes.js'
+
+/** What the document says about one parameter; `default` is what the operation assumes without it. */
+export type ParameterNote = { readonly description: string; readonly default?: unknown }
+
+/** The parameters of one place (path, query or headers): one codec, and a note on each of its keys. */
+export type Parameters = {
+  readonly codec: t.InterfaceType<t.Props> | t.PartialType<t.Props>
+  readonly notes: Readonly<Record<string, ParameterNote>>
+}
+
+/** Ties a codec to a note on each of its keys: a parameter without a note is a type error. */
+export const parameters = <P extends t.Props>(
+  codec: t.InterfaceType<P> | t.PartialType<P>,
+  notes: { readonly [K in keyof P]: ParameterNote },
+): Parameters => ({ codec: codec as Parameters['codec'], notes })
+
+/** A header of a response of an operation, beyond the ones every answer carries. */
+export type ResponseHeader = 'Location' | 'LinkNext'
+
+/** One operation: what routes it, and what its OpenAPI description is made of. */
+export type RouteSpec = {
+  readonly operationId: string
+  readonly method: 'get' | 'post'
+  /** Below the router's prefix, in OpenAPI's template syntax: `/pets/{petId}`. */
+  readonly path: string
+  readonly tag: 'pets' | 'store'
+  readonly summary: string
+  readonly description: string
+  readonly pathParameters?: Parameters
+  readonly queryParameters?: Parameters
+  readonly headerParameters?: Parameters
+  readonly requestBody?: { readonly codec: t.Mixed; readonly description: string }
+  readonly success?: {
+    readonly status: number
+    readonly description: string
+    readonly body: t.Mixed
+    readonly headers: Readonly<Partial<Record<ResponseHeader, { readonly required: boolean }>>>
+  }
+  /** Sent on every answer of the operation itself, as RFC 9745 and RFC 8594 say. */
+  readonly deprecation?: {
+    readonly since: Date
+    readonly sunset: Date
+    /** The operationId of the operation to use instead. */
+    readonly successor: string
+  }
+  /**
+   * What the operation itself may answer with, besides its success. Authentication answers
+   * before it and adds ROUTER_PROBLEMS to every operation.
+   */
+  readonly problems: ReadonlyArray<Problem['_tag']>
+}
+
+/**
+ * What any path under the prefix may answer before or around the operation: authentication, the
+ * rate limit (when the host sets one), a URL over MAX_URL_BYTES (400), and defects.
+ */
+export const ROUTER_PROBLEMS: ReadonlyArray<Problem['_tag']> = [
+  'Unauthorized',
+  'RateLimited',
+  'MalformedRequest',
+  'StoreUnavailable',
+  'InternalError',
+]
+
+// The request headers of createPet, with the codec idempotencyKeyOf decodes the header with.
+const CreatePetHeaders = t.partial({ [IDEMPOTENCY_KEY_HEADER]: IdempotencyKey })
+
+/**
+ * The operations of the interface. createPetsRouter registers exactly these, and the OpenAPI
+ * document is built from them, so the routes and their description cannot drift apart.
+ */
+export const ROUTES = [
+  {
+    operationId: 'listPets',
+    method: 'get',
+    path: '/pets',
+    tag: 'pets',
+    summary: 'List pets',
+    description:
+      'Returns pets in ascending id order, at most `limit` of them. When more pets match, a `Link` ' +
+      'header with `rel="next"` gives the URL of the next page. A malformed, out-of-range, repeated ' +
+      'or unknown parameter gets 400 validation_failed naming it.',
+    queryParameters: parameters(ListPetsQuery, {
+      limit: {
+        description: `Maximum number of pets returned, 1 to ${MAX_PAGE_LIMIT}.`,
+        default: DEFAULT_PAGE_LIMIT,
+      },
+      status: { description: 'Return only pets with this status.' },
+      after: {
+        description:
+          'Return only pets with a larger id: the last id of the page before. The `next` link carries it.',
+      },
+    }),
+    success: {
+      status: 200,
+      description: 'The pets of this page, as a bare JSON array.',
+      body: PetsBody,
+      headers: { LinkNext: { required: false } },
+    },
+    problems: ['InvalidInput', 'StoreUnavailable'],
+  },
+  {
+    operationId: 'createPet',
+    method: 'post',
+    path: '/pets',
+    tag: 'pets',
+    summary: 'Add a pet',
+    description:
+      'Adds a pet and assigns it an id. The body must be sent as `application/json` (UTF-8) and be ' +
+      `at most ${MAX_BODY_BYTES} bytes. A field the service does not keep, \`id\` included, is refused.`,
+    headerParameters: parameters(CreatePetHeaders, {
+      [IDEMPOTENCY_KEY_HEADER]: {
+        description:
+          'Makes the request safe to retry: it is performed at most once per API key and key for at ' +
+          'least 24 hours. A retry with the same JSON body gets the first answer again; with another ' +
+          'body 422, while the first still runs 409. 501 where the service keeps no keys.',
+      },
+    }),
+    requestBody: { codec: NewPetBody, description: 'The pet to add; `status` defaults to `available`.' },
+    success: {
+      status: 201,
+      description: 'The pet was added; `Location` is its URL.',
+      body: PetBody,
+      headers: { Location: { required: true } },
+    },
+    problems: [
+      'UnsupportedMediaType',
+      'PayloadTooLarge',
+      'MalformedRequest',
+      'InvalidInput',
+      'IdempotencyKeyInUse',
+      'IdempotencyKeyReused',
+      'NotImplemented',
+      'StoreUnavailable',
+    ],
+  },
+  {
+    operationId: 'getPet',
+    method: 'get',
+    path: '/pets/{petId}',
+    tag: 'pets',
+    summary: 'Find a pet by id (deprecated)',
+    description:
+      `Deprecated: removed on ${GET_PET_SUNSET.toISOString().slice(0, 10)}, from when on it answers ` +
+      '410 gone. Use listPets with the `status` filter instead. Every answer of this operation ' +
+      'carries `Deprecation`, `Sunset` and a `Link` to its successor.',
+    pathParameters: parameters(PetIdParam, { petId: { description: 'The id of the pet.' } }),
+    success: { status: 200, description: 'The pet.', body: PetBody, headers: {} },
+    deprecation: { since: GET_PET_DEPRECATED_AT, sunset: GET_PET_SUNSET, successor: 'listPets' },
+    problems: ['InvalidInput', 'PetNotFound', 'Gone', 'StoreUnavailable'],
+  },
+  {
+    operationId: 'listOrders',
+    method: 'get',
+    path: '/store/orders',
+    tag: 'store',
+    summary: 'List orders (not implemented)',
+    description: 'Named by the interface, which shows nothing else about it: it answers 501 not_implemented.',
+    problems: ['NotImplemented'],
+  },
+] as const satisfies ReadonlyArray<RouteSpec>
+
+/** The operation ids of the interface; createPetsRouter needs one handler for each. */
+export type OperationId = (typeof ROUTES)[number]['operationId']

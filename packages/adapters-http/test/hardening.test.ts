@@ -1,0 +1,165 @@
+import { connect } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MAX_URL_BYTES } from '../src/index.js'
+import { BEARER, errorBodyOf, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
+
+/** Writes `head`, then each of `drips` after `everyMs`, and resolves with all it read once the server closes. */
+const dribble = (port: number, head: string, drips: ReadonlyArray<string>, everyMs: number) =>
+  new Promise<{ received: string; closed: boolean }>((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    let received = ''
+    let i = 0
+    const timer = setInterval(() => {
+      if (i < drips.length && !socket.destroyed) socket.write(drips[i++]!)
+    }, everyMs)
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      clearInterval(timer)
+      resolve({ received, closed: true })
+    })
+    socket.write(head)
+  })
+
+describe('hardening (in-process, in memory)', () => {
+  let app: ReturnType<typeof memoryApp>
+  let served: ServedApp
+  beforeAll(async () => {
+    app = memoryApp({ bodyTimeoutMs: 300 })
+    served = await serveApp(app.options)
+  })
+  afterAll(async () => {
+    await served.close()
+  })
+
+  describe('keys that reach a prototype', () => {
+    it.each([
+      '{"name":"Rex","categoryId":1,"__proto__":{"status":"sold"}}',
+      '{"name":"Rex","categoryId":1,"constructor":{"prototype":{"polluted":true}}}',
+      '{"name":"Rex","categoryId":1,"prototype":{}}',
+      '{"name":{"__proto__":{"polluted":true}},"categoryId":1}',
+      '[[[{"a":[{"__proto__":{"polluted":true}}]}]]]',
+    ])('refuses %s with 400 naming the key, adding nothing and polluting nothing', async (json) => {
+      const before = app.added()
+      const answer = await served.post(json)
+      expect(answer.status).toBe(400)
+      expect(errorBodyOf(answer).message).toMatch(/"(__proto__|constructor|prototype)"/)
+      expect(app.added()).toBe(before)
+      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined()
+      expect(({} as Record<string, unknown>)['status']).toBeUndefined()
+    })
+
+    it('finds such a key under 30,000 levels of nesting without overflowing the stack', async () => {
+      const deep = `${'['.repeat(30_000)}{"__proto__":1}${']'.repeat(30_000)}`
+      const answer = await served.post(deep)
+      expect(answer.status).toBe(400)
+      expect(errorBodyOf(answer).message).toContain('"__proto__"')
+    })
+
+    it('still accepts names that merely contain those words', async () => {
+      const answer = await served.post('{"name":"__proto__ constructor prototype","categoryId":1}')
+      expect(answer.status).toBe(201)
+    })
+  })
+
+  describe('response headers', () => {
+    it.each([
+      ['a success under /v1', { path: '/v1/pets', headers: { Authorization: BEARER } }, 200],
+      ['a 401', { path: '/v1/pets' }, 401],
+      ['a 404 under /v1', { path: '/v1/nothing', headers: { Authorization: BEARER } }, 404],
+      ['a 404 outside /v1', { path: '/nothing' }, 404],
+      ['/healthz', { path: '/healthz' }, 200],
+    ])('sends nosniff and no-store, and no X-Powered-By, on %s', async (_, request, status) => {
+      const answer = await served.send(request)
+      expect(answer.status).toBe(status)
+      expect(answer.headers['x-content-type-options']).toBe('nosniff')
+      expect(answer.headers['cache-control']).toBe('no-store')
+      expect(answer.headers['x-powered-by']).toBeUndefined()
+    })
+
+    it('sends them on a 500 too', async () => {
+      const { options } = memoryApp()
+      const broken = await serveApp({
+        ...options,
+        useCases: {
+          ...options.useCases,
+          listPets: () => () => Promise.reject(new Error('a defect')),
+        },
+      })
+      try {
+        const answer = await broken.send({ path: '/v1/pets', headers: { Authorization: BEARER } })
+        expect(answer.status).toBe(500)
+        expect(answer.headers['x-content-type-options']).toBe('nosniff')
+        expect(answer.headers['cache-control']).toBe('no-store')
+      } finally {
+        await broken.close()
+      }
+    })
+  })
+
+  describe('URL length', () => {
+    const longQuery = (bytes: number) =>
+      `/v1/pets?limit=1&x=${'a'.repeat(bytes - '/v1/pets?limit=1&x='.length)}`
+
+    it(`reads a URL of ${MAX_URL_BYTES} bytes`, async () => {
+      const answer = await served.send({ path: longQuery(MAX_URL_BYTES), headers: { Authorization: BEARER } })
+      // Its unknown parameter is what gets refused, by name.
+      expect(answer.status).toBe(400)
+      expect(errorBodyOf(answer).message).toContain('x is not a parameter')
+    })
+
+    it(`answers 400 validation_failed for a URL over ${MAX_URL_BYTES} bytes, after authentication`, async () => {
+      const path = longQuery(MAX_URL_BYTES + 1)
+      const answer = await served.send({ path, headers: { Authorization: BEARER } })
+      expect(answer.status).toBe(400)
+      expect(errorBodyOf(answer)).toMatchObject({ code: 'validation_failed' })
+      expect(errorBodyOf(answer).message).toContain(`at most ${MAX_URL_BYTES} bytes`)
+      expect((await served.send({ path })).status).toBe(401)
+    })
+
+    it('answers 400 with an Error body when the request line and headers pass 16 KiB', async () => {
+      const answer = await served.send({
+        path: '/v1/pets',
+        headers: { Authorization: BEARER, 'X-Filler': 'x'.repeat(17 * 1024) },
+      })
+      expect(answer.status).toBe(400)
+      expect(errorBodyOf(answer)).toMatchObject({ code: 'validation_failed' })
+      expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+      expect(answer.headers['connection']).toBe('close')
+    })
+
+    it('answers 400 with an Error body to a request that is not HTTP', async () => {
+      const { received } = await dribble(served.port, 'HELLO /v1/pets NOPE\r\n\r\n', [], 1000)
+      expect(received).toMatch(/^HTTP\/1\.1 400 /)
+      const body = received.slice(received.indexOf('\r\n\r\n') + 4)
+      expect(JSON.parse(body)).toMatchObject({ code: 'validation_failed', status: 400 })
+    })
+  })
+
+  describe('slow bodies', () => {
+    it('answers 400 and closes the connection when a body arrives too slowly', async () => {
+      const body = '{"name":"Rex","categoryId":1}'
+      const head =
+        `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${BEARER}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+      const before = app.added()
+      // One byte every 100 ms: the whole body would take about 3 s, the limit is 0.3 s.
+      const { received, closed } = await dribble(served.port, head, [...body], 100)
+      expect(closed).toBe(true)
+      expect(received).toMatch(/^HTTP\/1\.1 400 /)
+      expect(received).toMatch(/\r\nconnection: close\r\n/i)
+      const answer = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)) as { message: string }
+      expect(answer.message).toContain('did not arrive within 0.3 s')
+      expect(app.added()).toBe(before)
+    })
+
+    it('still serves a body that arrives in time, in pieces', async () => {
+      const body = '{"name":"Rex","categoryId":1}'
+      const head =
+        `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${BEARER}\r\nConnection: close\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+      const { received } = await dribble(served.port, head, [body.slice(0, 10), body.slice(10)], 50)
+      expect(received).toMatch(/^HTTP\/1\.1 201 /)
+    })
+  })
+})

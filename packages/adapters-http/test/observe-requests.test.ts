@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ObservedRequest } from '../src/index.js'
+import { appOptions, KEY, recordingLogger, serve } from './serve.js'
+
+const AUTH = { Authorization: `Bearer ${KEY}` }
+
+describe('the request log and the request observer', () => {
+  const open: Array<{ close: () => Promise<void> }> = []
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((app) => app.close()))
+  })
+  const start = async (options: Parameters<typeof serve>[0]) => {
+    const app = await serve(options)
+    open.push(app)
+    return app
+  }
+
+  it('logs one line per request with method, route template, status, duration, request id and key id', async () => {
+    const logger = recordingLogger()
+    const app = await start(appOptions({ logger }))
+    await app.fetch('/v1/pets/7', { headers: { ...AUTH, 'X-Request-Id': 'req-1' } })
+    await app.fetch('/v1/pets', { headers: { 'X-Request-Id': 'req-2' } })
+    await app.fetch('/healthz', { headers: { 'X-Request-Id': 'req-3' } })
+    expect(logger.lines.map((l) => [l.level, l.message])).toEqual([
+      ['info', 'request'],
+      ['info', 'request'],
+      ['info', 'request'],
+    ])
+    const [getPet, unauthorized, health] = logger.lines.map((l) => l.fields)
+    expect(getPet).toEqual({
+      requestId: 'req-1',
+      method: 'GET',
+      route: '/v1/pets/{petId}',
+      operation: 'getPet',
+      status: 404,
+      durationMs: expect.any(Number),
+      apiKeyId: 'test-1',
+    })
+    expect(unauthorized).toMatchObject({ requestId: 'req-2', route: null, status: 401, apiKeyId: null })
+    expect(health).toMatchObject({ requestId: 'req-3', route: '/healthz', operation: null, status: 200 })
+  })
+
+  it('never logs the API key or the Authorization header', async () => {
+    const logger = recordingLogger()
+    const app = await start(appOptions({ logger }))
+    await app.fetch('/v1/pets', { headers: AUTH })
+    await app.fetch('/v1/pets', { headers: { Authorization: 'Bearer not-the-key-but-secret' } })
+    const logged = JSON.stringify(logger.lines)
+    expect(logged).not.toContain(KEY)
+    expect(logged).not.toContain('not-the-key-but-secret')
+    expect(logged.toLowerCase()).not.toContain('authorization')
+  })
+
+  it('answers a use case that throws with 500 internal_error, logged once with the request id, no details', async () => {
+    const logger = recordingLogger()
+    const options = appOptions({ logger })
+    const app = await start({
+      ...options,
+      useCases: {
+        ...options.useCases,
+        listPets: () => () => Promise.reject(new Error('a bug at /srv/secret/path.ts:12:3')),
+      },
+    })
+    const res = await app.fetch('/v1/pets', { headers: { ...AUTH, 'X-Request-Id': 'req-500' } })
+    expect(res.status).toBe(500)
+    expect(res.headers.get('x-request-id')).toBe('req-500')
+    const body = await res.text()
+    expect(JSON.parse(body)).toEqual({
+      code: 'internal_error',
+      message: expect.any(String),
+      status: 500,
+    })
+    expect(body).not.toContain('secret')
+    const errors = logger.lines.filter((l) => l.level === 'error')
+    expect(errors).toHaveLength(1)
+    expect(errors[0]?.fields).toMatchObject({ requestId: 'req-500', err: expect.any(Error) })
+    expect(logger.lines.filter((l) => l.message === 'request').map((l) => l.fields['status'])).toEqual([500])
+  })
+
+  it('tells the observer of every request, also when info lines are off', async () => {
+    const logger = recordingLogger(false)
+    const seen: Array<ObservedRequest> = []
+    const app = await start(appOptions({ logger, operations: { observe: (r) => void seen.push(r) } }))
+    await app.fetch('/v1/pets', { headers: AUTH })
+    await app.fetch('/nowhere')
+    expect(logger.lines).toEqual([])
+    expect(seen.map((r) => [r.method, r.route, r.operation, r.status, r.apiKeyId])).toEqual([
+      ['GET', '/v1/pets', 'listPets', 200, 'test-1'],
+      ['GET', null, null, 404, null],
+    ])
+  })
+
+  it('builds no line at all when info is off and nobody observes', async () => {
+    let built = 0
+    const logger = {
+      ...recordingLogger(false),
+      info: () => void built++,
+    }
+    const app = await start(appOptions({ logger }))
+    await app.fetch('/healthz')
+    expect(built).toBe(0)
+  })
+
+  it('answers the request even when the observer throws, and logs that once', async () => {
+    const logger = recordingLogger()
+    const app = await start(
+      appOptions({
+        logger,
+        operations: {
+          observe: () => {
+            throw new Error('metrics bug')
+          },
+        },
+      }),
+    )
+    expect((await app.fetch('/healthz')).status).toBe(200)
+    expect(logger.lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual([
+      'observing a request failed',
+    ])
+  })
+})

@@ -1,0 +1,55 @@
+import {
+  idempotencyKeyInUse,
+  idempotencyKeyReused,
+  type ApiKeyId,
+  type IdempotentPetCreations,
+  type Pet,
+  type PetRepository,
+} from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+
+type Entry = { readonly fingerprint: string; readonly pet: Pet; readonly at: Date }
+
+// An idempotency key is printable ASCII, so the first line break ends it.
+const scopeOf = (owner: ApiKeyId, key: string) => `${key}\n${owner}`
+
+/**
+ * Idempotent additions in the process's memory, adding through `pets`. The requests being
+ * performed are in a set of their own, so a repeat during one is refused at once; a record is
+ * kept only once the pet has been added. Shared by nothing outside this process.
+ */
+export const createMemoryIdempotentPetCreations = (pets: PetRepository): IdempotentPetCreations => {
+  const records = new Map<string, Entry>()
+  const running = new Set<string>()
+  return {
+    addOnce: (creation) => async () => {
+      const scope = scopeOf(creation.owner, creation.key)
+      if (running.has(scope)) return E.left(idempotencyKeyInUse())
+      const found = records.get(scope)
+      if (found !== undefined && found.at >= creation.expiredBefore)
+        return found.fingerprint === creation.fingerprint
+          ? E.right({ pet: found.pet, replayed: true })
+          : E.left(idempotencyKeyReused())
+      running.add(scope)
+      try {
+        const added = await pets.add(creation.pet)()
+        if (E.isLeft(added)) return added
+        records.set(scope, { fingerprint: creation.fingerprint, pet: added.right, at: creation.at })
+        return E.right({ pet: added.right, replayed: false })
+      } finally {
+        running.delete(scope)
+      }
+    },
+    removeExpired: (before) =>
+      TE.fromIO(() => {
+        let removed = 0
+        for (const [scope, entry] of records)
+          if (entry.at < before) {
+            records.delete(scope)
+            removed++
+          }
+        return removed
+      }),
+  }
+}

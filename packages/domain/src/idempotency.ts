@@ -1,0 +1,59 @@
+import * as t from 'io-ts'
+import type { ApiKeyId } from './api-key.js'
+import { checked } from './checked.js'
+import type { NewPet, Pet, PetData } from './pet.js'
+
+/** CONTRACT: a request with an Idempotency-Key is performed at most once for at least 24 hours. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
+/** The longest idempotency key, in characters. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
+
+// CONTRACT: 1 to 255 printable ASCII characters (0x20-0x7E). Like every HTTP field value
+// (RFC 9110, section 5.5) it starts and ends with a visible one: parsers strip white space there,
+// so a key with a space at either end could never arrive as it was sent.
+const PRINTABLE_PATTERN = '^[\\x21-\\x7E](?:[\\x20-\\x7E]*[\\x21-\\x7E])?$'
+const PRINTABLE = new RegExp(PRINTABLE_PATTERN)
+
+export interface IdempotencyKeyBrand {
+  readonly IdempotencyKey: unique symbol
+}
+/** A client's name for one request, so that a retry of it is recognised: 1 to 255 printable ASCII characters. */
+export type IdempotencyKey = t.Branded<string, IdempotencyKeyBrand>
+export const IdempotencyKey = checked<IdempotencyKey, string>(
+  'IdempotencyKey',
+  t.string,
+  'must be a string',
+  (s) => {
+    if (s.length === 0) return 'must not be empty'
+    if (s.length > MAX_IDEMPOTENCY_KEY_LENGTH)
+      return `must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long (it has ${s.length})`
+    return PRINTABLE.test(s)
+      ? undefined
+      : 'must be printable ASCII (0x20 to 0x7E), starting and ending with a visible character'
+  },
+  { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: PRINTABLE_PATTERN },
+)
+
+/** A request to add a pet at most once per API key and idempotency key. */
+export type PetCreationRequest = {
+  readonly owner: ApiKeyId
+  readonly key: IdempotencyKey
+  /**
+   * What was asked, reduced to a string: equal for the same request, different for another
+   * (the HTTP adapter gives a digest of the body's canonical JSON).
+   */
+  readonly fingerprint: string
+  readonly pet: NewPet
+}
+
+/** What an IdempotentPetCreations store is asked to do, with the instants that the use case fixes. */
+export type IdempotentCreation = Omit<PetCreationRequest, 'pet'> & {
+  readonly pet: PetData
+  /** When the request came; its record is dated so. */
+  readonly at: Date
+  /** A record made before this instant has expired: it is neither replayed nor refused, but replaced. */
+  readonly expiredBefore: Date
+}
+
+/** The pet of a request with an idempotency key, and whether an earlier request had added it. */
+export type CreatedOnce = { readonly pet: Pet; readonly replayed: boolean }

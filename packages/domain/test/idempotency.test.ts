@@ -1,0 +1,101 @@
+import * as E from 'fp-ts/lib/Either.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { describe, expect, it } from 'vitest'
+import {
+  createPetOnce,
+  forgetExpiredCreations,
+  IDEMPOTENCY_WINDOW_MS,
+  IdempotencyKey,
+  type IdempotentCreation,
+  type IdempotentPetCreations,
+  type Pet,
+} from '../src/index.js'
+import { aClock, aNewPet, run } from '../src/testing/index.js'
+
+const messageOf = (u: unknown) => {
+  const decoded = IdempotencyKey.decode(u)
+  return E.isLeft(decoded) ? decoded.left[0]?.message : undefined
+}
+
+describe('IdempotencyKey', () => {
+  it.each([
+    'a',
+    '8e03978e-40d5-43e8-bc93-6894a57f9324',
+    'with inner spaces',
+    '"quoted"',
+    `!#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`,
+    'x'.repeat(255),
+  ])('accepts %j', (key) => {
+    expect(IdempotencyKey.decode(key)).toEqual(E.right(key))
+  })
+
+  it('refuses an empty key', () => {
+    expect(messageOf('')).toBe('must not be empty')
+  })
+
+  it('refuses a key longer than 255 characters, saying how long it is', () => {
+    expect(messageOf('x'.repeat(256))).toBe('must be at most 255 characters long (it has 256)')
+  })
+
+  it.each([' leading', 'trailing ', ' ', 'tab\there', 'new\nline', 'nul\u0000', 'del\u007f', 'é', '🐕'])(
+    'refuses %j: not printable ASCII, or white space at an end',
+    (key) => {
+      expect(messageOf(key)).toMatch(/printable ASCII/)
+    },
+  )
+
+  it('states the same rule in its JSON Schema pattern', () => {
+    expect(IdempotencyKey.schema?.['pattern']).toEqual(expect.any(String))
+    const pattern = new RegExp(IdempotencyKey.schema!['pattern'] as string)
+    for (const key of ['a', 'a b', ' a', 'a ', 'é', '~!'])
+      expect(pattern.test(key)).toBe(E.isRight(IdempotencyKey.decode(key)))
+  })
+})
+
+const recording = () => {
+  const calls: Array<IdempotentCreation | Date> = []
+  const creations: IdempotentPetCreations = {
+    addOnce: (creation) => {
+      calls.push(creation)
+      return TE.right({ pet: { ...creation.pet, id: 1 } as Pet, replayed: false })
+    },
+    removeExpired: (before) => {
+      calls.push(before)
+      return TE.right(3)
+    },
+  }
+  return { calls, creations }
+}
+
+describe('createPetOnce', () => {
+  it('dates the request by the clock, expires records older than 24 hours, and applies the defaults', async () => {
+    const { calls, creations } = recording()
+    const clock = aClock('2026-11-22T12:00:00Z')
+    const request = {
+      owner: 'k1',
+      key: 'retry-me' as IdempotencyKey,
+      fingerprint: 'f',
+      pet: aNewPet({ name: 'Rex' }),
+    }
+    await run(createPetOnce({ creations, clock })(request))
+    expect(calls).toEqual([
+      {
+        owner: 'k1',
+        key: 'retry-me',
+        fingerprint: 'f',
+        pet: { name: 'Rex', categoryId: 1, status: 'available' },
+        at: new Date('2026-11-22T12:00:00Z'),
+        expiredBefore: new Date('2026-11-21T12:00:00Z'),
+      },
+    ])
+  })
+})
+
+describe('forgetExpiredCreations', () => {
+  it('removes the records made over 24 hours before now, and says how many', async () => {
+    const { calls, creations } = recording()
+    const clock = aClock('2026-11-22T12:00:00Z')
+    expect(await run(forgetExpiredCreations({ creations, clock })())).toBe(3)
+    expect(calls).toEqual([new Date(clock.now().getTime() - IDEMPOTENCY_WINDOW_MS)])
+  })
+})
