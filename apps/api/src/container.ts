@@ -35,6 +35,7 @@ import {
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { container, instanceCachingFactory, type DependencyContainer } from 'tsyringe'
 import { apiServers } from './api-servers.js'
+import { environmentKeys } from './environment-keys.js'
 import { defaultPublicBaseUrl, type AppConfig } from './config.js'
 import { startIdempotencyCleanup } from './idempotency-cleanup.js'
 import { createLifecycle } from './lifecycle.js'
@@ -179,10 +180,7 @@ export const buildContainer = (
     once((c) =>
       anyAuthenticator(
         // CONTRACT: API_KEYS works beside the stored keys, as digests in memory.
-        createMemoryApiKeyStore({
-          keys: config.apiKeys.map((key, i) => ({ key, name: `API_KEYS #${i + 1}` })),
-          idPrefix: 'env-',
-        }),
+        createMemoryApiKeyStore({ keys: environmentKeys(config.apiKeys) }),
         get(c, ApiKeyStoreToken),
       ),
     ),

@@ -2,6 +2,7 @@ import { createPostgresApiKeyUsageLog } from '@pets/adapters-postgres'
 import { run } from '@pets/domain/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { KEYS, startInProcess, type InProcessOptions, type InProcessService } from './support/in-process.js'
+import { environmentKeyId } from '../src/environment-keys.js'
 
 const post = (svc: InProcessService, body: unknown) =>
   fetch(`${svc.url}/v1/pets`, {
@@ -92,8 +93,8 @@ describe('the operations endpoints and request logs of the service', () => {
     )
     const deprecated = (keyId: string) =>
       sample(text, 'deprecated_operation_calls_total', { operation: 'getPet', key_id: keyId })
-    expect(deprecated('env-1')).toBe(2)
-    expect(deprecated('env-2')).toBe(1)
+    expect(deprecated(environmentKeyId(KEYS[0]))).toBe(2)
+    expect(deprecated(environmentKeyId(KEYS[1]))).toBe(1)
     expect(text).toContain('process_cpu_user_seconds_total')
     expect(text).toContain('nodejs_heap_size_used_bytes')
     expect(text).not.toContain('pg_pool_connections')
@@ -141,7 +142,7 @@ describe('the operations endpoints and request logs of the service', () => {
         operation: 'getPet',
         status: 404,
         durationMs: expect.any(Number),
-        apiKeyId: 'env-2',
+        apiKeyId: environmentKeyId(KEYS[1]),
       }),
     ])
     expect(svc.logText()).not.toContain(KEYS[1])
@@ -178,8 +179,8 @@ describe('the operations endpoints and request logs of the service', () => {
         timeout: 5_000,
       })
       .toEqual([
-        ['env-1', 'createPet', 1],
-        ['env-2', 'getPet', 2],
+        [environmentKeyId(KEYS[0]), 'createPet', 1],
+        [environmentKeyId(KEYS[1]), 'getPet', 2],
       ])
   })
 })

@@ -80,6 +80,16 @@ describe('the built service on PostgreSQL', () => {
     await expect(cli(databaseUrl, 'keys', 'create')).rejects.toMatchObject({ code: 2 })
   })
 
+  it('asks for the migrations when a key command meets a database without the schema', async () => {
+    const { url: databaseUrl } = await fresh(true)
+    await expect(cli(databaseUrl, 'keys', 'list')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('run "animal-store migrate" first'),
+    })
+    await cli(databaseUrl, 'migrate')
+    expect((await cli(databaseUrl, 'keys', 'list')).stdout).toMatch(/^ID\s+NAME/)
+  })
+
   it('refuses to start in production without any API key, and starts with a stored one', async () => {
     const { url: databaseUrl } = await fresh()
     // No delay before the listener closes: nothing balances load in front of this test.

@@ -105,9 +105,20 @@ export const PetBody = Pet
 /** The body of a 200 of listPets: a bare JSON array of pets. */
 export const PetsBody = t.readonlyArray(Pet, 'Pets')
 
+// Most names need no escape: quoting them is cheaper than JSON.stringify, which the others get.
+// Any surrogate goes to JSON.stringify too, so its output stays exactly JSON.stringify's.
+// eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
+const jsonString = (s: string): string => (NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`)
+
 /** A Pet as the wire carries it: exactly id, name, categoryId and status, in that order. */
 export const encodePet = (pet: Pet): string =>
-  `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`
+  `{"id":${pet.id},"name":${jsonString(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`
 
 /** A list of pets as a bare JSON array. */
-export const encodePets = (pets: ReadonlyArray<Pet>): string => `[${pets.map(encodePet).join(',')}]`
+export const encodePets = (pets: ReadonlyArray<Pet>): string => {
+  // A loop that appends: a third faster than map and join for a page of 100 (bench/RESULTS.md).
+  let json = '['
+  for (let i = 0; i < pets.length; i++) json += (i === 0 ? '' : ',') + encodePet(pets[i]!)
+  return `${json}]`
+}

@@ -196,6 +196,22 @@ describe('encodePet', () => {
   })
 })
 
+describe('encodePet, against JSON.stringify', () => {
+  it.each([
+    'Rex',
+    'tab\there',
+    'quote " and \\',
+    'del \u007f',
+    'é ß 中文',
+    '🐕 paired',
+    '\u2028',
+    '<script>',
+  ])('writes the name %j exactly as JSON.stringify does', (name) => {
+    const pet = aPet({ id: 3, name, categoryId: 4, status: 'sold' })
+    expect(encodePet(pet)).toBe(JSON.stringify({ id: 3, name, categoryId: 4, status: 'sold' }))
+  })
+})
+
 describe('encodePets', () => {
   it('writes a bare JSON array of pets, in the order given', () => {
     const pets = [aPet({ id: 2, name: 'b"' }), aPet({ id: 1, status: 'sold' })]

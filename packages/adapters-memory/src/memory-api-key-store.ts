@@ -1,11 +1,11 @@
-import type { ApiKeyId, ApiKeyRecord, ApiKeyStore, IssuedApiKey } from '@pets/domain'
+import type { ApiKeyId, ApiKeyOwner, ApiKeyRecord, ApiKeyStore, IssuedApiKey } from '@pets/domain'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { randomBytes } from 'node:crypto'
-import { sameDigest, sha256Hex } from './sha256.js'
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { sha256Hex } from './sha256.js'
 
-/** Keys to trust from the start, such as those of API_KEYS, each with a name for logs. */
-export type KnownApiKey = { readonly key: string; readonly name: string }
+/** Keys to trust from the start, such as those of API_KEYS, each with a name (and an id) for logs. */
+export type KnownApiKey = { readonly key: string; readonly name: string; readonly id?: string }
 
 /** How to set up an in-memory API-key store; every field is optional. */
 export type MemoryApiKeyStoreOptions = {
@@ -15,7 +15,17 @@ export type MemoryApiKeyStoreOptions = {
   readonly now?: () => Date
 }
 
-type Entry = { record: ApiKeyRecord; readonly digest: string }
+// The owner is made once; the last use is a number, dated only when a record is read, so that a
+// request costs no allocation here beyond the digest.
+type Entry = {
+  record: ApiKeyRecord
+  readonly digest: Buffer
+  readonly owner: ApiKeyOwner
+  lastUsedMs: number | null
+}
+
+const recordOf = (entry: Entry): ApiKeyRecord =>
+  entry.lastUsedMs === null ? entry.record : { ...entry.record, lastUsedAt: new Date(entry.lastUsedMs) }
 
 /** Makes a new API key: 32 random bytes, base64url, 43 characters. */
 export const generateApiKey = (): string => randomBytes(32).toString('base64url')
@@ -26,50 +36,57 @@ export const generateApiKey = (): string => randomBytes(32).toString('base64url'
  */
 export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}): ApiKeyStore => {
   const now = options.now ?? (() => new Date())
+  const nowMs = options.now === undefined ? Date.now : () => now().getTime()
   const prefix = options.idPrefix ?? ''
   const byDigest = new Map<string, Entry>()
   const byId = new Map<ApiKeyId, Entry>()
   let lastId = 0
 
-  const add = (key: string, name: string): Entry => {
+  const add = (key: string, name: string, id?: string): Entry => {
     const record: ApiKeyRecord = {
-      id: `${prefix}${++lastId}`,
+      id: id ?? `${prefix}${++lastId}`,
       name,
       createdAt: now(),
       revokedAt: null,
       lastUsedAt: null,
     }
-    const entry = { record, digest: sha256Hex(key) }
-    byDigest.set(entry.digest, entry)
+    const digest = sha256Hex(key)
+    const entry: Entry = {
+      record,
+      digest: Buffer.from(digest, 'hex'),
+      owner: { keyId: record.id, name },
+      lastUsedMs: null,
+    }
+    byDigest.set(digest, entry)
     byId.set(record.id, entry)
     return entry
   }
-  for (const { key, name } of options.keys ?? []) add(key, name)
+  for (const { key, name, id } of options.keys ?? []) add(key, name, id)
 
   return {
     authenticate: (apiKey) =>
       TE.fromIO(() => {
         // The lookup is by digest, which tells an attacker nothing about the key; the final
         // comparison is in constant time all the same.
-        const digest = sha256Hex(apiKey)
-        const entry = byDigest.get(digest)
-        if (entry === undefined || entry.record.revokedAt !== null || !sameDigest(entry.digest, digest))
+        const digest = createHash('sha256').update(apiKey, 'utf8').digest()
+        const entry = byDigest.get(digest.toString('hex'))
+        if (entry === undefined || entry.record.revokedAt !== null || !timingSafeEqual(entry.digest, digest))
           return O.none
-        entry.record = { ...entry.record, lastUsedAt: now() }
-        return O.some({ keyId: entry.record.id, name: entry.record.name })
+        entry.lastUsedMs = nowMs()
+        return O.some(entry.owner)
       }),
     issue: (name) =>
       TE.fromIO((): IssuedApiKey => {
         const key = generateApiKey()
         return { key, record: add(key, name).record }
       }),
-    list: () => TE.fromIO(() => [...byId.values()].map((e) => e.record)),
+    list: () => TE.fromIO(() => [...byId.values()].map(recordOf)),
     revoke: (id) =>
       TE.fromIO(() => {
         const entry = byId.get(id)
         if (entry === undefined || entry.record.revokedAt !== null) return O.none
         entry.record = { ...entry.record, revokedAt: now() }
-        return O.some(entry.record)
+        return O.some(recordOf(entry))
       }),
   }
 }

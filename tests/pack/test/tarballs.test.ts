@@ -71,7 +71,7 @@ describe('the packed packages', () => {
     ({ manifest }) => {
       expect(manifest.version).toMatch(/^\d+\.\d+\.\d+/)
       expect(manifest.description).toMatch(/\S/)
-      expect(manifest.files).toEqual(['dist', 'README.md'])
+      expect(manifest.files).toEqual(['dist', 'src', 'README.md'])
       expect(Object.keys(manifest.exports ?? {})).toContain('.')
       for (const target of Object.values(manifest.exports ?? {})) {
         expect(target.types).toMatch(/^\.\/dist\/.*\.d\.ts$/)
@@ -99,16 +99,19 @@ describe('the packed packages', () => {
   )
 
   it.each(packages)(
-    '$manifest.name ships dist, README.md and package.json, and no source or test',
+    '$manifest.name ships dist, the src its source maps point to, README.md and package.json, and no test',
     ({ tarball }) => {
       const files = filesOf(tarball)
       expect(files).toContain('README.md')
       expect(files).toContain('dist/index.js')
       expect(files).toContain('dist/index.d.ts')
+      expect(files).toContain('src/index.ts')
       expect(
-        files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json'),
+        files.filter(
+          (f) => !f.startsWith('dist/') && !f.startsWith('src/') && f !== 'README.md' && f !== 'package.json',
+        ),
       ).toEqual([])
-      expect(files.filter((f) => /\.test\.|(^|\/)(src|test)\//.test(f))).toEqual([])
+      expect(files.filter((f) => /\.test\.|(^|\/)test\//.test(f))).toEqual([])
     },
   )
 

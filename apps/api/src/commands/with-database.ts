@@ -21,6 +21,11 @@ export const withDatabase = async <A>(
   })
   try {
     return await work(database)
+  } catch (error) {
+    // 42P01 undefined_table: the schema was never migrated.
+    if ((error as { code?: unknown }).code === '42P01')
+      throw new UsageError(`the database has no schema yet: run "animal-store migrate" first`)
+    throw error
   } finally {
     await database.close()
   }

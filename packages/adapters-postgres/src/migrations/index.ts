@@ -2,7 +2,7 @@ import type { Migration } from 'kysely'
 import { createPets } from './2026-11-22-0001-create-pets.js'
 import { createApiKeys } from './2026-11-22-0002-create-api-keys.js'
 import { createApiKeyUsage } from './2026-11-22-0003-create-api-key-usage.js'
-import { createIdempotencyRecords } from './2026-11-23-0001-create-idempotency-records.js'
+import { createIdempotencyRecords } from './2026-11-22-0004-create-idempotency-records.js'
 
 /**
  * Every migration, by name, in the order they run (kysely sorts the names). Forward only: a change
@@ -12,5 +12,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-22-0001-create-pets': createPets,
   '2026-11-22-0002-create-api-keys': createApiKeys,
   '2026-11-22-0003-create-api-key-usage': createApiKeyUsage,
-  '2026-11-23-0001-create-idempotency-records': createIdempotencyRecords,
+  '2026-11-22-0004-create-idempotency-records': createIdempotencyRecords,
 }
