@@ -2,12 +2,14 @@ import type { Pet, PetName, PetRepository } from '@pets/domain'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database, PetRow } from './schema.js'
 import { toCategoryId, toPetId } from './to-pet-id.js'
 import { tryStore } from './unavailable.js'
 
 const columns = ['id', 'name', 'category_id', 'status'] as const
+// Any fixed int8 that nothing else on the database locks; the migrations use 4_242_000_001.
+const PET_INSERT_LOCK = 4_242_000_002
 
 const toPet = (row: Pick<PetRow, (typeof columns)[number]>): Pet => ({
   id: toPetId(row.id),
@@ -24,13 +26,19 @@ const toPet = (row: Pick<PetRow, (typeof columns)[number]>): Pet => ({
 export const createPostgresPetRepository = (db: Kysely<Database>): PetRepository => ({
   add: (pet) =>
     pipe(
-      tryStore(() =>
-        db
-          .insertInto('pets')
-          .values({ name: pet.name, category_id: String(pet.categoryId), status: pet.status })
-          .returning(columns)
-          .executeTakeFirstOrThrow(),
-      ),
+      // CONTRACT: walking the `after` pages sees every pet exactly once, also while pets are added.
+      // An identity value is taken before its row commits, so two inserts may commit out of id
+      // order and a reader could pass an id whose row appears later. The transaction-scoped lock
+      // makes inserts take ids and commit one after the other: a visible id implies every smaller
+      // one is visible. One statement, one round trip; only inserts wait for each other.
+      tryStore(async () => {
+        const { rows } = await sql<PetRow>`
+          WITH ordered AS (SELECT pg_advisory_xact_lock(${sql.lit(PET_INSERT_LOCK)}))
+          INSERT INTO pets (name, category_id, status)
+          SELECT ${pet.name}, ${String(pet.categoryId)}::bigint, ${pet.status} FROM ordered
+          RETURNING id, name, category_id, status`.execute(db)
+        return rows[0]!
+      }),
       TE.map(toPet),
     ),
   findById: (id) =>

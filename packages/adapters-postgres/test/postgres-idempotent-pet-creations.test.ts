@@ -51,7 +51,8 @@ describe('postgres idempotent pet creations', () => {
       .finally(() => (firstDone = true))
     while (
       (
-        await sql`SELECT 1 FROM pg_stat_activity WHERE query LIKE 'insert into "pets"%' AND state = 'active'`.execute(
+        await sql`SELECT 1 FROM pg_stat_activity
+          WHERE query ILIKE '%insert into pets%' AND state = 'active' AND pid <> pg_backend_pid()`.execute(
           fresh.db,
         )
       ).rows.length === 0

@@ -36,6 +36,30 @@ describe('postgres pet repository', () => {
     await Promise.all(opened.splice(0).map((db) => db.close()))
   })
 
+  it('makes pets visible in id order: a pet added while an earlier insert is uncommitted waits for it', async () => {
+    const { db } = await open()
+    const repo = createPostgresPetRepository(db)
+    let commit!: () => void
+    const held = new Promise<void>((resolve) => (commit = resolve))
+    const first = db.transaction().execute(async (trx) => {
+      const pet = await run(createPostgresPetRepository(trx).add(aPetData({ name: 'first' as PetName })))
+      await held
+      return pet
+    })
+    await pause(100)
+    // Without the ordering, the second insert commits at once with the larger id, and a reader
+    // who sees it has passed over the first, which appears only later.
+    const second = run(repo.add(aPetData({ name: 'second' as PetName }))).then(async (pet) => ({
+      pet,
+      seen: await run(repo.list(everything)),
+    }))
+    await pause(200)
+    commit()
+    const [a, b] = await Promise.all([first, second])
+    expect(b.pet.id).toBeGreaterThan(a.id)
+    expect(b.seen.map((p) => p.name)).toEqual(['first', 'second'])
+  })
+
   it('keeps ids beyond 2^32 exact', async () => {
     const { db } = await open()
     await sql`ALTER TABLE pets ALTER COLUMN id RESTART WITH 1099511627776`.execute(db)
