@@ -8,5 +8,7 @@ import { sha256Hex, type KnownApiKey } from '@pets/adapters-memory'
 export const environmentKeyId = (key: string): string => `env-${sha256Hex(key).slice(0, 12)}`
 
 /** The keys of API_KEYS as the in-memory key store takes them. */
-export const environmentKeys = (keys: ReadonlyArray<string>): ReadonlyArray<KnownApiKey> =>
+export const environmentKeys = (
+  keys: ReadonlyArray<string>,
+): ReadonlyArray<KnownApiKey & { readonly id: string }> =>
   keys.map((key, i) => ({ key, name: `API_KEYS #${i + 1}`, id: environmentKeyId(key) }))

@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { KEYS, startInProcess, type InProcessOptions, type InProcessService } from './support/in-process.js'
 import { environmentKeyId } from '../src/environment-keys.js'
 
+const byOperation = (a: Array<unknown>, b: Array<unknown>) => String(a[1]).localeCompare(String(b[1]))
+
 const post = (svc: InProcessService, body: unknown) =>
   fetch(`${svc.url}/v1/pets`, {
     method: 'POST',
@@ -175,9 +177,12 @@ describe('the operations endpoints and request logs of the service', () => {
     await svc.get('/v1/pets')
     const log = createPostgresApiKeyUsageLog(svc.database!.db)
     await expect
-      .poll(async () => (await run(log.list())).map((c) => [c.keyId, c.operation, c.calls]), {
-        timeout: 5_000,
-      })
+      .poll(
+        async () => (await run(log.list())).map((c) => [c.keyId, c.operation, c.calls]).sort(byOperation),
+        {
+          timeout: 5_000,
+        },
+      )
       .toEqual([
         [environmentKeyId(KEYS[0]), 'createPet', 1],
         [environmentKeyId(KEYS[1]), 'getPet', 2],

@@ -64,7 +64,7 @@ describe('several instances on one database', () => {
     const { database, a, b } = await twoInstances()
     const cli = (...args: Array<string>) =>
       exec(process.execPath, [MAIN, ...args], {
-        env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url },
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, API_KEYS: KEY },
       })
     const issued = (await cli('keys', 'create', '--name', 'legacy-app')).stdout.trim().split('\n').at(-1)!
     rememberSecret(issued)

@@ -1,6 +1,7 @@
 import type { ApiKeyRecord, OperationCalls } from '@pets/domain'
 import { describe, expect, it } from 'vitest'
 import { usageTable } from '../src/commands/usage-table.js'
+import { environmentKeyId } from '../src/environment-keys.js'
 
 const record = (id: string, name: string, lastUsedAt: string | null, revoked = false): ApiKeyRecord => ({
   id,
@@ -22,15 +23,24 @@ describe('the table of keys usage', () => {
       [record('1', 'billing', '2026-11-20T00:00:00Z'), record('2', 'old app', null, true)],
       [
         calls('1', 'listPets', 9, '2026-11-21T00:00:00Z'),
-        calls('env-1', 'getPet', 3, '2026-11-22T10:00:00Z'),
-        calls('env-1', 'listPets', 1, '2026-11-22T11:00:00Z'),
+        calls(environmentKeyId('k1'), 'getPet', 3, '2026-11-22T10:00:00Z'),
+        calls(environmentKeyId('k1'), 'listPets', 1, '2026-11-22T11:00:00Z'),
+        calls(environmentKeyId('k2'), 'getPet', 2, '2026-11-22T09:00:00Z'),
         calls('2', 'getPet', 1, '2026-05-01T00:00:00Z'),
       ],
       ['getPet'],
+      new Map([[environmentKeyId('k1'), 'API_KEYS #1']]),
     )
     expect(lines.map((line) => line.split(/ {2,}/))).toEqual([
       ['ID', 'NAME', 'LAST USED', 'getPet CALLS', 'LAST getPet'],
-      ['env-1', 'API_KEYS #1', '2026-11-22T11:00:00.000Z', '3', '2026-11-22T10:00:00.000Z'],
+      [environmentKeyId('k1'), 'API_KEYS #1', '2026-11-22T11:00:00.000Z', '3', '2026-11-22T10:00:00.000Z'],
+      [
+        environmentKeyId('k2'),
+        'a key of API_KEYS',
+        '2026-11-22T09:00:00.000Z',
+        '2',
+        '2026-11-22T09:00:00.000Z',
+      ],
       ['2', 'old app (revoked)', '2026-05-01T00:00:00.000Z', '1', '2026-05-01T00:00:00.000Z'],
       ['1', 'billing', '2026-11-21T00:00:00.000Z', '0', '-'],
     ])

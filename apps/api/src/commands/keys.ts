@@ -5,6 +5,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import type { AppConfig } from '../config.js'
+import { environmentKeys } from '../environment-keys.js'
 import { usageTable } from './usage-table.js'
 import { UsageError, withDatabase } from './with-database.js'
 
@@ -58,7 +59,8 @@ export const keysCommand = (
     if (action === 'usage' && rest.length === 0) {
       const records = await unwrap(store.list())
       const usage = await unwrap(createPostgresApiKeyUsageLog(db).list())
-      usageTable(records, usage, DEPRECATED_OPERATIONS).forEach((line) => print(line))
+      const names = new Map(environmentKeys(config.apiKeys).map((k) => [k.id, k.name]))
+      usageTable(records, usage, DEPRECATED_OPERATIONS, names).forEach((line) => print(line))
       return
     }
     if (action === 'revoke' && rest.length === 1) {

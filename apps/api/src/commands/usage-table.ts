@@ -4,12 +4,14 @@ const date = (d: Date | null | undefined) => (d === null || d === undefined ? '-
 const latest = (dates: ReadonlyArray<Date | null>): Date | null =>
   dates.reduce<Date | null>((a, b) => (b !== null && (a === null || b > a) ? b : a), null)
 
-// Keys of API_KEYS have no record: the service names them after their place in the list.
-const nameOf = (id: string, record: ApiKeyRecord | undefined) =>
+// Keys of API_KEYS have no record: named as this process's API_KEYS names them, when it has them.
+const nameOf = (
+  id: string,
+  record: ApiKeyRecord | undefined,
+  environmentNames: ReadonlyMap<string, string>,
+) =>
   record === undefined
-    ? /^env-\d+$/.test(id)
-      ? `API_KEYS #${id.slice(4)}`
-      : '?'
+    ? (environmentNames.get(id) ?? (/^env-[0-9a-f]{12}$/.test(id) ? 'a key of API_KEYS' : '?'))
     : record.revokedAt === null
       ? record.name
       : `${record.name} (revoked)`
@@ -22,6 +24,7 @@ export const usageTable = (
   records: ReadonlyArray<ApiKeyRecord>,
   usage: ReadonlyArray<OperationCalls>,
   deprecated: ReadonlyArray<string>,
+  environmentNames: ReadonlyMap<string, string> = new Map(),
 ): Array<string> => {
   const ids = [...new Set([...records.map((r) => r.id), ...usage.map((u) => u.keyId)])]
   const rows = ids.map((id) => {
@@ -32,7 +35,7 @@ export const usageTable = (
       deprecatedCalls: deprecated.reduce((sum, op) => sum + (of(op)?.calls ?? 0), 0),
       cells: [
         id,
-        nameOf(id, record),
+        nameOf(id, record, environmentNames),
         date(latest([record?.lastUsedAt ?? null, ...calls.map((u) => u.lastCalledAt)])),
         ...deprecated.flatMap((op) => [String(of(op)?.calls ?? 0), date(of(op)?.lastCalledAt)]),
       ],
