@@ -93,6 +93,9 @@ export const readJsonBody = async (
   if (E.isLeft(mediaType)) return mediaType
   const declared = ctx.request.length
   if (declared !== undefined && declared > MAX_BODY_BYTES) return tooLarge
+  const alreadyRead = bodyReadByHost(ctx)
+  if (alreadyRead !== undefined)
+    return Buffer.byteLength(alreadyRead) > MAX_BODY_BYTES ? tooLarge : parseJson(alreadyRead)
   let raw: Buffer | 'timeout'
   try {
     const reading = getRawBody(ctx.req, {
@@ -111,13 +114,26 @@ export const readJsonBody = async (
     ctx.set('Connection', 'close')
     return malformed(`The request body did not arrive within ${timeoutMs / 1000} s.`)
   }
-  if (raw.length === 0) return malformed('The request body is empty; it must be a JSON object.')
   let text: string
   try {
     text = utf8.decode(raw)
   } catch {
     return malformed('The request body is not valid UTF-8.')
   }
+  return parseJson(text)
+}
+
+// A host app that mounts the pets router may run a body parser of its own first (koa-bodyparser,
+// @koa/bodyparser): the stream is then spent, and its text (rawBody) or parsed value is all there is.
+const bodyReadByHost = (ctx: Context): string | undefined => {
+  if (!ctx.req.readableEnded) return undefined
+  const request = ctx.request as { rawBody?: unknown; body?: unknown }
+  if (typeof request.rawBody === 'string') return request.rawBody
+  return request.body === undefined ? '' : JSON.stringify(request.body)
+}
+
+const parseJson = (text: string): E.Either<BodyProblem, unknown> => {
+  if (text.length === 0) return malformed('The request body is empty; it must be a JSON object.')
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
