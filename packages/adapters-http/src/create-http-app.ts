@@ -31,11 +31,13 @@ export const createHttpApp = (options: HttpAppOptions): Koa => {
   app.use(secureHeaders())
   app.use(requestId())
   app.use(observeRequests(options.logger ?? silentLogger, options.operations?.observe))
+  // The API first: the endpoints below serve paths outside its prefix, and each layer a request
+  // passes through costs it a promise (bench/RESULTS.md).
+  app.use(createPetsRouter(options))
   app.use(operationsEndpoints(options.operations))
   const servers = options.servers ?? [{ url: options.publicBaseUrl }]
   app.use(openApiEndpoint(buildOpenApiDocument({ servers })))
   app.use(docsPage(servers.map((server) => server.url)))
-  app.use(createPetsRouter(options))
   app.use((ctx) => sendProblem(ctx, { _tag: 'RouteNotFound' }))
   return app
 }

@@ -1,0 +1,90 @@
+import { SQL } from './baselines/pet-store.js'
+import { launch, type Launched } from './launch.js'
+import type { BenchOptions } from './options.js'
+import { explain, seedPets } from './postgres.js'
+import { probeLatency, type Latency } from './probe.js'
+import { baselineSpecs, serviceSpec, type Shared } from './servers.js'
+
+/** A listing whose latency is measured at every size. */
+type ScaleQuery = { readonly title: string; readonly path: (pets: number) => string }
+
+const QUERIES: ReadonlyArray<ScaleQuery> = [
+  { title: 'list 20', path: () => '/v1/pets?limit=20' },
+  { title: 'list 100, status=sold', path: () => '/v1/pets?limit=100&status=sold' },
+  { title: 'list 20 from the middle (after=N/2)', path: (n) => `/v1/pets?limit=20&after=${n >> 1}` },
+  { title: 'get by id N/2', path: (n) => `/v1/pets/${n >> 1}` },
+]
+
+/** Latency of one query on one server with a given number of pets. */
+export type ScaleLatency = {
+  readonly pets: number
+  readonly query: string
+  readonly server: string
+} & Latency
+
+/** The latencies at every size, and the plans PostgreSQL chose for the service's statements at the largest. */
+export type ScaleFigures = {
+  readonly latencies: ReadonlyArray<ScaleLatency>
+  readonly plans: ReadonlyArray<{ readonly title: string; readonly plan: string }>
+  readonly plannedAt: number
+}
+
+/**
+ * Fills `pets` by SQL with each size in turn and measures the latency of the listings, one
+ * request at a time, on the service and on node:http+pg; at the largest size it explains the
+ * service's statements (their plans must use the indexes).
+ */
+export const runScale = async (
+  options: BenchOptions,
+  shared: Shared & { readonly databaseUrl: string },
+  apiKey: string,
+  log: (line: string) => void,
+): Promise<ScaleFigures> => {
+  const servers: Array<Launched> = []
+  const latencies: Array<ScaleLatency> = []
+  try {
+    servers.push(await launch(serviceSpec(shared)), await launch(baselineSpecs('postgres', shared)[0]!))
+    for (const pets of options.scaleSizes) {
+      const started = Date.now()
+      await seedPets(shared.databaseUrl, pets)
+      log(`scale: ${pets.toLocaleString('en')} pets inserted and analyzed in ${Date.now() - started} ms`)
+      for (const query of QUERIES)
+        for (const server of servers) {
+          const latency = await probeLatency(
+            `${server.url}${query.path(pets)}`,
+            apiKey,
+            options.probeRequests,
+            Math.ceil(options.probeRequests / 10),
+          )
+          latencies.push({ pets, query: query.title, server: server.name, ...latency })
+          log(
+            `scale: ${pets.toLocaleString('en')} pets, ${query.title}, ${server.name}: ` +
+              `p50 ${latency.p50Ms.toFixed(3)} ms, p99 ${latency.p99Ms.toFixed(3)} ms`,
+          )
+        }
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()))
+  }
+  const largest = Math.max(...options.scaleSizes)
+  const middle = String(largest >> 1)
+  const statements = [
+    {
+      title: 'list 20 (limit 21: one more tells whether a next page exists)',
+      sql: SQL.list,
+      values: ['0', 21],
+    },
+    { title: 'list 100, status=sold', sql: SQL.listByStatus, values: ['sold', '0', 101] },
+    { title: 'list 20 from the middle', sql: SQL.list, values: [middle, 21] },
+    { title: 'get by id', sql: SQL.find, values: [middle] },
+  ]
+  const plans = await explain(shared.databaseUrl, statements)
+  return {
+    latencies,
+    plans: statements.map((s, i) => ({
+      title: s.title,
+      plan: `${s.sql}\n-- values: ${JSON.stringify(s.values)}\n${plans[i]}`,
+    })),
+    plannedAt: largest,
+  }
+}
