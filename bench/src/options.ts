@@ -46,7 +46,7 @@ export const smokeOptions = (env: NodeJS.ProcessEnv): BenchOptions => ({
   out: undefined,
 })
 
-/** The options of a full run: about eight minutes on two cores. */
+/** The options of a full run: about nine minutes on two cores. */
 export const fullOptions = (env: NodeJS.ProcessEnv, out: string): BenchOptions => ({
   smoke: false,
   modes: ['memory', 'postgres'],

@@ -14,8 +14,12 @@ const issue = (problem: string): E.Either<Issue, never> => E.left({ field: IDEMP
  * it is refused rather than joined.
  */
 export const idempotencyKeyOf = (ctx: Context): E.Either<Issue, O.Option<IdempotencyKey>> => {
-  // node:http joins repeated headers with ", "; headersDistinct keeps them apart.
-  const values = ctx.req.headersDistinct['idempotency-key']
+  // node:http joins repeated headers with ", "; headersDistinct keeps them apart. A request made
+  // without node:http's parser (light-my-request, a host's own injection) may lack it.
+  const joined = ctx.req.headers['idempotency-key']
+  const values =
+    ctx.req.headersDistinct?.['idempotency-key'] ??
+    (joined === undefined ? undefined : Array.isArray(joined) ? joined : [joined])
   if (values === undefined) return E.right(O.none)
   if (values.length > 1) return issue('must be sent at most once')
   const decoded = IdempotencyKey.decode(values[0])
