@@ -2,6 +2,7 @@
 # Sets up this checkout on a fresh machine, then runs the service or every test.
 #   bash scripts/bootstrap.sh start   install what is needed, build, and run the service
 #   bash scripts/bootstrap.sh test    install what is needed, reach PostgreSQL, run every test
+#   bash scripts/bootstrap.sh setup-tests   the same without running them (CI runs `pnpm test` next)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -62,15 +63,16 @@ case "$command" in
     pnpm install --frozen-lockfile
     exec pnpm start
     ;;
-  test)
+  test | setup-tests)
     ensure_pnpm
     pnpm install --frozen-lockfile
     ensure_postgres
     ensure_chromium
-    exec pnpm test
+    # setup-tests stops here: .ci/run then runs `pnpm test` itself, as the README says.
+    if [ "$command" = test ]; then exec pnpm test; fi
     ;;
   *)
-    echo "usage: bash scripts/bootstrap.sh start|test" >&2
+    echo "usage: bash scripts/bootstrap.sh start|test|setup-tests" >&2
     exit 2
     ;;
 esac

@@ -1,12 +1,18 @@
 // Sums the vitest JSON reports of every workspace package into one closing line:
 // "N passed, N failed". Exits non-zero when a test failed or no report was found.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { root, workspaceDirs } from './workspaces.mjs'
 
 const reports = workspaceDirs()
   .map((dir) => join(dir, 'test-results.json'))
   .filter((file) => existsSync(file))
+
+// --clean: remove the reports of an earlier run, so they are not counted again.
+if (process.argv.includes('--clean')) {
+  reports.forEach((file) => rmSync(file))
+  process.exit(0)
+}
 
 let passed = 0
 let failed = 0
