@@ -3,9 +3,10 @@ import { aClock, describeApiKeyStoreContract, run, runLeft } from '@pets/domain/
 import * as O from 'fp-ts/lib/Option.js'
 import { sql } from 'kysely'
 import { createHash } from 'node:crypto'
-import { afterEach, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { createPostgresApiKeyStore, createPostgresDatabase } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
+import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const postgres = inject('postgres')
 
@@ -18,15 +19,7 @@ const name = (s: string) => s as ApiKeyName
 const unavailable = expect.objectContaining({ _tag: 'StoreUnavailable' })
 
 describe('postgres API-key store', () => {
-  const opened: Array<{ close: () => Promise<void> }> = []
-  const open = async () => {
-    const fresh = await openFreshDatabase(postgres)
-    opened.push(fresh)
-    return fresh
-  }
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((db) => db.close()))
-  })
+  const { open, track } = useFreshDatabases()
 
   it('keeps only the SHA-256 digest of a key, in no column the key itself', async () => {
     const { db } = await open()
@@ -65,7 +58,7 @@ describe('postgres API-key store', () => {
       connectionString: 'postgres://postgres@127.0.0.1:1/postgres',
       connectionTimeoutMs: 300,
     })
-    opened.push(nowhere)
+    track(nowhere)
     const store = createPostgresApiKeyStore(nowhere.db)
     expect(await runLeft(store.authenticate('key'))).toEqual(unavailable)
     expect(await runLeft(store.issue(name('a')))).toEqual(unavailable)

@@ -2,13 +2,14 @@ import { describeApiKeyUsageLogContract, run, runLeft } from '@pets/domain/testi
 import { sql } from 'kysely'
 import { createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import {
   createPostgresApiKeyUsageLog,
   createPostgresDatabase,
   createPostgresStoreHealth,
 } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
+import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const postgres = inject('postgres')
 
@@ -26,28 +27,20 @@ const entry = (keyId: string, calls: number) => ({
 })
 
 describe('postgres usage log and store health', () => {
-  const opened: Array<{ close: () => Promise<void> }> = []
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((db) => db.close()))
-  })
-  const open = async () => {
-    const fresh = await openFreshDatabase(postgres)
-    opened.push(fresh)
-    return fresh
-  }
+  const { open, track } = useFreshDatabases()
   const nowhere = () => {
     const database = createPostgresDatabase({
       connectionString: 'postgres://postgres@127.0.0.1:1/postgres',
       connectionTimeoutMs: 300,
     })
-    opened.push(database)
+    track(database)
     return database
   }
 
   it('adds up the batches of two instances that write the same keys at once', async () => {
     const fresh = await open()
     const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 5 })
-    opened.push(other)
+    track(other)
     const logs = [createPostgresApiKeyUsageLog(fresh.db), createPostgresApiKeyUsageLog(other.db)]
     const batch = ['1', '2', '3', '4', 'env-1', 'env-2'].map((k) => entry(k, 1))
     await Promise.all(

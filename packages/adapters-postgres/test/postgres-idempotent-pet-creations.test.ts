@@ -1,13 +1,14 @@
 import type { PageCursor } from '@pets/domain'
 import { aCreation, describeIdempotentPetCreationsContract, run, runLeft } from '@pets/domain/testing'
 import { sql } from 'kysely'
-import { afterEach, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import {
   createPostgresDatabase,
   createPostgresIdempotentPetCreations,
   createPostgresPetRepository,
 } from '../src/index.js'
-import { openFreshDatabase, type FreshDatabase, type FreshDatabaseOptions } from '../src/testing/index.js'
+import { openFreshDatabase, type FreshDatabase } from '../src/testing/index.js'
+import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const postgres = inject('postgres')
 
@@ -23,15 +24,7 @@ describeIdempotentPetCreationsContract('postgres', async () => {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('postgres idempotent pet creations', () => {
-  const opened: Array<{ close: () => Promise<void> }> = []
-  const open = async (options: FreshDatabaseOptions = {}): Promise<FreshDatabase> => {
-    const fresh = await openFreshDatabase(postgres, options)
-    opened.push(fresh)
-    return fresh
-  }
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((db) => db.close()))
-  })
+  const { open, track } = useFreshDatabases()
   const countRows = async (fresh: FreshDatabase, table: 'pets' | 'idempotency_records') =>
     Number(
       (await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(fresh.db)).rows[0]!.n,
@@ -68,7 +61,7 @@ describe('postgres idempotent pet creations', () => {
   it('adds one pet for 50 concurrent requests with one key through two pools, as two processes would', async () => {
     const fresh = await open({ poolSize: 10 })
     const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 10 })
-    opened.push(other)
+    track(other)
     const pools = [
       createPostgresIdempotentPetCreations(fresh.db),
       createPostgresIdempotentPetCreations(other.db),
@@ -121,7 +114,7 @@ describe('postgres idempotent pet creations', () => {
       connectionString: 'postgres://postgres@127.0.0.1:1/postgres',
       connectionTimeoutMs: 300,
     })
-    opened.push(nowhere)
+    track(nowhere)
     const creations = createPostgresIdempotentPetCreations(nowhere.db)
     expect(await runLeft(creations.addOnce(aCreation()))).toMatchObject({ _tag: 'StoreUnavailable' })
     expect(await runLeft(creations.removeExpired(new Date()))).toMatchObject({ _tag: 'StoreUnavailable' })

@@ -3,7 +3,7 @@ import { aPetData, describePetRepositoryContract, run, runLeft } from '@pets/dom
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
-import { afterEach, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import {
   createPostgresDatabase,
   createPostgresPetRepository,
@@ -12,7 +12,8 @@ import {
   tryStore,
   type Database,
 } from '../src/index.js'
-import { openFreshDatabase, type FreshDatabase, type FreshDatabaseOptions } from '../src/testing/index.js'
+import { openFreshDatabase } from '../src/testing/index.js'
+import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const postgres = inject('postgres')
 
@@ -26,15 +27,7 @@ const unavailable = expect.objectContaining({ _tag: 'StoreUnavailable' })
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('postgres pet repository', () => {
-  const opened: Array<{ close: () => Promise<void> }> = []
-  const open = async (options: FreshDatabaseOptions = {}): Promise<FreshDatabase> => {
-    const fresh = await openFreshDatabase(postgres, options)
-    opened.push(fresh)
-    return fresh
-  }
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((db) => db.close()))
-  })
+  const { open, track } = useFreshDatabases()
 
   it('makes pets visible in id order: a pet added while an earlier insert is uncommitted waits for it', async () => {
     const { db } = await open()
@@ -91,7 +84,7 @@ describe('postgres pet repository', () => {
     const instances = [1, 2, 3].map(() =>
       createPostgresDatabase({ connectionString: empty.url, poolSize: 1 }),
     )
-    opened.push(...instances)
+    track(...instances)
     const ran = await Promise.all(instances.map((instance) => migrateToLatest(instance.db)))
     expect(ran.flat().sort()).toEqual(Object.keys(migrations).sort())
     expect(await migrateToLatest(empty.db)).toEqual([])
@@ -133,7 +126,7 @@ describe('postgres pet repository', () => {
       connectionString: 'postgres://postgres@127.0.0.1:1/postgres',
       connectionTimeoutMs: 300,
     })
-    opened.push(nowhere)
+    track(nowhere)
     const repo = createPostgresPetRepository(nowhere.db)
     expect(await runLeft(repo.add(aPetData()))).toEqual(unavailable)
     expect(await runLeft(repo.findById(1 as PetId))).toEqual(unavailable)
