@@ -1,4 +1,3 @@
 export { findTestServer, type TestServer } from './find-test-server.js'
 export { openFreshDatabase, type FreshDatabase, type FreshDatabaseOptions } from './open-fresh-database.js'
 export { provideTestDatabase, type ProvidedTestDatabase, type TestDatabase } from './provide-test-database.js'
-export { providePostgresToVitest } from './provide-postgres-to-vitest.js'
