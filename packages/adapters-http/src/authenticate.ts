@@ -13,14 +13,17 @@ export const bearerKey = (header: string | undefined): string | undefined => {
   return key === undefined || key === '' ? undefined : key
 }
 
+const NO_KEY: Problem = { _tag: 'Unauthorized', keySent: false }
+const UNKNOWN_KEY: Problem = { _tag: 'Unauthorized', keySent: true }
+
 /** Finds who sent a request, or the problem to answer with (401, or 503 when the store is down). */
 export const authenticateRequest = async (
   authenticator: Authenticator,
   ctx: Context,
 ): Promise<E.Either<Problem, ApiKeyOwner>> => {
   const key = bearerKey(ctx.get('Authorization') || undefined)
-  if (key === undefined) return E.left({ _tag: 'Unauthorized', keySent: false })
+  if (key === undefined) return E.left(NO_KEY)
   const found = await authenticator.authenticate(key)()
   if (E.isLeft(found)) return found
-  return O.isSome(found.right) ? E.right(found.right.value) : E.left({ _tag: 'Unauthorized', keySent: true })
+  return O.isSome(found.right) ? E.right(found.right.value) : E.left(UNKNOWN_KEY)
 }

@@ -1,14 +1,12 @@
 import Koa from 'koa'
-import { createPetsRouter, type PetsRouterOptions } from './create-pets-router.js'
-import { docsPage } from './docs-page.js'
+import type { PetsRouterOptions } from './create-pets-router.js'
+import { docsPageAt } from './docs-page.js'
 import { silentLogger, type HttpLogger } from './logger.js'
-import { observeRequests } from './observe-requests.js'
 import { buildOpenApiDocument, type OpenApiServer } from './openapi/build-openapi-document.js'
-import { openApiEndpoint } from './openapi-endpoint.js'
-import { operationsEndpoints, type Operations } from './operations-endpoints.js'
-import { requestId } from './request-id.js'
-import { secureHeaders } from './secure-headers.js'
-import { sendProblem } from './respond.js'
+import { openApiEndpointAt } from './openapi-endpoint.js'
+import { operationsEndpointsAt, type Operations } from './operations-endpoints.js'
+import type { RequestState } from './request-state.js'
+import { serveRequests } from './serve-requests.js'
 
 /** What createHttpApp needs: those of the pets router, and a logger (silent unless given). */
 export type HttpAppOptions = PetsRouterOptions & {
@@ -22,22 +20,25 @@ export type HttpAppOptions = PetsRouterOptions & {
 /**
  * The whole HTTP API as a Koa app that does not listen: request id, logging and error mapping,
  * `GET /healthz`, `/readyz` and `/metrics`, the OpenAPI document at `/openapi.json` and its
- * rendering at `/docs`, the pet operations under `/v1`, and 404 for everything else.
+ * rendering at `/docs`, the pet operations under `/v1`, and 404 for everything else. It is one
+ * Koa middleware: every path is decided by one dispatch, prepared here (bench/RESULTS.md).
  */
-export const createHttpApp = (options: HttpAppOptions): Koa => {
-  const app = new Koa()
-  // Every error is answered by observeRequests; Koa's own handler would only print it again.
+export const createHttpApp = (options: HttpAppOptions): Koa<RequestState> => {
+  const app = new Koa<RequestState>()
+  // Every error is answered by serveRequests; Koa's own handler would only print it again.
   app.silent = true
-  app.use(secureHeaders())
-  app.use(requestId())
-  app.use(observeRequests(options.logger ?? silentLogger, options.operations?.observe))
-  // The API first: the endpoints below serve paths outside its prefix, and each layer a request
-  // passes through costs it a promise (bench/RESULTS.md).
-  app.use(createPetsRouter(options))
-  app.use(operationsEndpoints(options.operations))
   const servers = options.servers ?? [{ url: options.publicBaseUrl }]
-  app.use(openApiEndpoint(buildOpenApiDocument({ servers })))
-  app.use(docsPage(servers.map((server) => server.url)))
-  app.use((ctx) => sendProblem(ctx, { _tag: 'RouteNotFound' }))
+  app.use(
+    serveRequests({
+      pets: options,
+      logger: options.logger ?? silentLogger,
+      ...(options.operations?.observe === undefined ? {} : { observe: options.operations.observe }),
+      outside: [
+        operationsEndpointsAt(options.operations),
+        openApiEndpointAt(() => buildOpenApiDocument({ servers })),
+        docsPageAt(servers.map((server) => server.url)),
+      ],
+    }),
+  )
   return app
 }

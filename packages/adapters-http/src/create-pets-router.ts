@@ -1,14 +1,7 @@
-import Router from '@koa/router'
 import type { Authenticator } from '@pets/domain'
-import * as E from 'fp-ts/lib/Either.js'
-import type { Middleware } from 'koa'
-import { authenticateRequest } from './authenticate.js'
-import { admitUrlLength } from './bound-url.js'
-import { admitWithinRateLimit } from './limit-rate.js'
 import type { RateLimiter } from './rate-limiter.js'
-import { sendProblem } from './respond.js'
-import { petRoutes } from './routes/pet-routes.js'
-import { ROUTES } from './routes/route-table.js'
+import { preparePetsApi } from './pets-api.js'
+import type { HttpMiddleware } from './request-state.js'
 import type { PetsUseCases } from './use-cases.js'
 
 /** What createPetsRouter needs: the use cases, an authentication port of your choice, and where it is mounted. */
@@ -25,48 +18,13 @@ export type PetsRouterOptions = {
   readonly bodyTimeoutMs?: number
 }
 
-const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
-
 /**
- * The pet operations as one Koa middleware, mounted under `prefix`. For every path under the
- * prefix it authenticates first, so a caller without a valid key learns nothing about routes,
- * then routes, answering 404 for an unknown path and 405 (with Allow) for a known path.
+ * The pet operations as one Koa middleware, mounted under `prefix`, for a host's own Koa app. For
+ * every path under the prefix it authenticates first, so a caller without a valid key learns
+ * nothing about routes, then routes, answering 404 for an unknown path and 405 (with Allow) for a
+ * known path. Other paths go on to the host's next middleware.
  */
-export const createPetsRouter = (options: PetsRouterOptions): Middleware => {
-  const prefix = (options.prefix ?? '/v1').replace(/\/+$/, '')
-  const publicBaseUrl = options.publicBaseUrl.replace(/\/+$/, '')
-  const { useCases, rateLimiter, bodyTimeoutMs } = options
-  const handlers = petRoutes({
-    useCases,
-    publicBaseUrl,
-    ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
-  })
-  const router = new Router({ prefix })
-  // The route table is also what the OpenAPI document is built from. Routes are named by
-  // operation id, which logs, metrics and the usage counts of API keys carry.
-  for (const route of ROUTES)
-    router[route.method](
-      route.operationId,
-      route.path.replace(/\{(\w+)\}/g, ':$1'),
-      handlers[route.operationId],
-    )
-  const routes = router.routes()
-
-  return async (ctx, next) => {
-    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next()
-    const owner = await authenticateRequest(options.authenticator, ctx)
-    if (E.isLeft(owner)) return sendProblem(ctx, owner.left)
-    ctx.state.apiKey = owner.right
-    // After authentication, before routing: a caller over its limit, or with an absurd URL, costs no more.
-    if (rateLimiter !== undefined && !admitWithinRateLimit(rateLimiter, ctx, owner.right.keyId)) return
-    if (!admitUrlLength(ctx)) return
-    await routes(ctx as never, async () => {
-      const allow = router
-        .match(ctx.path, ctx.method)
-        .path.flatMap((layer) => layer.methods)
-        .filter((method, i, all) => all.indexOf(method) === i)
-        .sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b))
-      sendProblem(ctx, allow.length > 0 ? { _tag: 'MethodNotAllowed', allow } : { _tag: 'RouteNotFound' })
-    })
-  }
+export const createPetsRouter = (options: PetsRouterOptions): HttpMiddleware => {
+  const api = preparePetsApi(options)
+  return (ctx, next) => (api.owns(ctx.path) ? api.serve(ctx) : next())
 }

@@ -1,46 +1,31 @@
-import type { Context, Middleware } from 'koa'
+import { performance } from 'node:perf_hooks'
 import type { HttpLogger } from './logger.js'
 import type { ObservedRequest } from './operations-endpoints.js'
-import { sendProblem } from './respond.js'
+import type { HttpContext } from './request-state.js'
 
-// Headers that a defect's 500 keeps: the request id, and how the connection ends (the host may
-// have asked for it to close, while shutting down).
-const KEPT_ON_ERROR = new Set(['x-request-id', 'connection'])
-
-// @koa/router gives `/v1/pets/:petId`; logs and metrics use the template of the interface.
-const routeOf = (ctx: Context): string | null => {
-  const route = (ctx.state.route as string | undefined) ?? ctx._matchedRoute
-  return typeof route === 'string' ? route.replace(/:(\w+)/g, '{$1}') : null
-}
+/** Logs and counts one answered request, given when it started (performance.now()). */
+export type RequestObserver = (ctx: HttpContext, startedMs: number) => void
 
 /**
- * Logs one line per request and turns anything thrown below into `500 internal_error`, logged
- * once with the request id and answered without details. It never logs a header's value, so
- * neither API keys nor other credentials reach the log. `observe` hears of every request too.
+ * Prepares what happens once a request is answered: one log line with what the adapter itself
+ * recorded (never a header's value, so neither API keys nor other credentials reach the log), and
+ * `observe`, the host's counters. A request costs one record, shared by both, and nothing at all
+ * when the log level is above info and the host counts nothing.
  */
 export const observeRequests =
-  (logger: HttpLogger, observe?: (request: ObservedRequest) => void): Middleware =>
-  async (ctx, next) => {
-    const started = process.hrtime.bigint()
-    try {
-      await next()
-    } catch (error) {
-      logger.error({ requestId: ctx.state.requestId, err: error }, 'request failed')
-      // A defect may have set headers meant for a success.
-      for (const header of Object.keys(ctx.response.headers))
-        if (!KEPT_ON_ERROR.has(header)) ctx.remove(header)
-      sendProblem(ctx, { _tag: 'InternalError' })
-    }
+  (logger: HttpLogger, observe?: (request: ObservedRequest) => void): RequestObserver =>
+  (ctx, startedMs) => {
     const logged = logger.isLevelEnabled?.('info') ?? true
     if (!logged && observe === undefined) return
+    const { state } = ctx
     const request: ObservedRequest = {
-      requestId: ctx.state.requestId as string,
+      requestId: state.requestId ?? '',
       method: ctx.method,
-      route: routeOf(ctx),
-      operation: ctx._matchedRouteName ?? null,
+      route: state.route ?? null,
+      operation: state.operation ?? null,
       status: ctx.status,
-      durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-      apiKeyId: (ctx.state.apiKey as { keyId?: string } | undefined)?.keyId ?? null,
+      durationMs: performance.now() - startedMs,
+      apiKeyId: state.apiKey?.keyId ?? null,
     }
     if (logged) logger.info(request, 'request')
     if (observe === undefined) return

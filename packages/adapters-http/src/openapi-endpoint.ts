@@ -1,31 +1,42 @@
 import { createHash } from 'node:crypto'
-import type { Middleware } from 'koa'
 import type { OpenApiDocument } from './openapi/build-openapi-document.js'
-import { sendProblem } from './respond.js'
+import { endpointsAt, type PublicEndpoints } from './public-endpoints.js'
 
 /** Where the OpenAPI document is served, outside the API's prefix and without a key. */
 export const OPENAPI_PATH = '/openapi.json'
 
 /**
  * Serves the OpenAPI document at `GET /openapi.json` (and HEAD), with an ETag so a client can
- * revalidate cheaply. Any site may read it: it is the public description of the interface.
+ * revalidate cheaply. Any site may read it: it is the public description of the interface. The
+ * document is built on its first request, so a process that is never asked for it never builds it.
  */
-export const openApiEndpoint = (document: OpenApiDocument): Middleware => {
-  const json = JSON.stringify(document)
-  const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`
-  return async (ctx, next) => {
-    if (ctx.path !== OPENAPI_PATH) return next()
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
-      return sendProblem(ctx, { _tag: 'MethodNotAllowed', allow: ['GET', 'HEAD'] })
-    ctx.set('Cache-Control', 'no-cache')
-    ctx.set('Access-Control-Allow-Origin', '*')
-    ctx.etag = etag
-    ctx.status = 200
-    if (ctx.fresh) {
-      ctx.status = 304
-      return
-    }
-    ctx.type = 'application/json'
-    ctx.body = json
+export const openApiEndpointAt = (build: () => OpenApiDocument): PublicEndpoints => {
+  let served: { readonly json: string; readonly etag: string } | undefined
+  const document = () => {
+    if (served !== undefined) return served
+    const json = JSON.stringify(build())
+    served = { json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` }
+    return served
   }
+  return endpointsAt([
+    [
+      OPENAPI_PATH,
+      {
+        route: null,
+        serve: (ctx) => {
+          const { json, etag } = document()
+          ctx.set('Cache-Control', 'no-cache')
+          ctx.set('Access-Control-Allow-Origin', '*')
+          ctx.etag = etag
+          ctx.status = 200
+          if (ctx.fresh) {
+            ctx.status = 304
+            return
+          }
+          ctx.type = 'application/json'
+          ctx.body = json
+        },
+      },
+    ],
+  ])
 }

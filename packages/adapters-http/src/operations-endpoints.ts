@@ -1,8 +1,9 @@
 import type { StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
-import type { Middleware } from 'koa'
 import type { ShuttingDown } from './problems.js'
+import { endpointsAt, READ_ONLY, type PublicEndpoint, type PublicEndpoints } from './public-endpoints.js'
+import type { HttpMiddleware } from './request-state.js'
 import { sendJson, sendProblem } from './respond.js'
 
 /** What one answered request was, as logs and metrics see it: never a header's value. */
@@ -32,35 +33,56 @@ export type Operations = {
   readonly observe?: (request: ObservedRequest) => void
 }
 
-const READ_ONLY = ['GET', 'HEAD']
+const HEALTHY = '{"status":"ok"}'
+const READY = '{"status":"ready"}'
 
 /**
  * `GET /healthz` (200 while the process runs), `GET /readyz` and, when the host has metrics,
- * `GET /metrics`. None needs an API key: they serve load balancers and monitoring.
+ * `GET /metrics`, by path. None needs an API key: they serve load balancers and monitoring. Probes
+ * and scrapes see the state of now: the answers say `Cache-Control: no-store`, as every answer does
+ * unless it says otherwise.
  */
-export const operationsEndpoints =
-  (operations: Operations = {}): Middleware =>
-  async (ctx, next) => {
-    const path = ctx.path
-    if (
-      path !== '/healthz' &&
-      path !== '/readyz' &&
-      (path !== '/metrics' || operations.metrics === undefined)
-    )
-      return next()
-    ctx.state.route = path
+export const operationsEndpointsAt = (operations: Operations = {}): PublicEndpoints => {
+  const { ready, metrics } = operations
+  const endpoints: Array<readonly [string, PublicEndpoint['serve']]> = [
+    ['/healthz', (ctx) => sendJson(ctx, 200, HEALTHY)],
+    [
+      '/readyz',
+      async (ctx) => {
+        const answer = ready === undefined ? E.right(undefined) : await ready()()
+        if (E.isLeft(answer)) sendProblem(ctx, answer.left)
+        else sendJson(ctx, 200, READY)
+      },
+    ],
+  ]
+  if (metrics !== undefined)
+    endpoints.push([
+      '/metrics',
+      async (ctx) => {
+        const page = await metrics()
+        // Exactly the exposition's media type: ctx.type would add a charset to it.
+        ctx.set('Content-Type', page.contentType)
+        ctx.status = 200
+        ctx.body = page.body
+      },
+    ])
+  // Logs and metrics name these endpoints by their path.
+  return endpointsAt(endpoints.map(([path, serve]) => [path, { route: path, serve }] as const))
+}
+
+/**
+ * The operations endpoints as one Koa middleware, for a host's own Koa app: GET and HEAD of their
+ * paths, 405 with Allow for any other method, and every other path to the host's next middleware.
+ */
+export const operationsEndpoints = (operations: Operations = {}): HttpMiddleware => {
+  const find = operationsEndpointsAt(operations)
+  return async (ctx, next) => {
+    const endpoint = find(ctx.path)
+    if (endpoint === undefined) return next()
+    if (endpoint.route !== null) ctx.state.route = endpoint.route
     if (!READ_ONLY.includes(ctx.method))
       return sendProblem(ctx, { _tag: 'MethodNotAllowed', allow: READ_ONLY })
-    // Probes and scrapes must see the state of now, never a cached answer.
     ctx.set('Cache-Control', 'no-store')
-    if (path === '/healthz') return sendJson(ctx, 200, '{"status":"ok"}')
-    if (path === '/readyz') {
-      const ready = operations.ready === undefined ? E.right(undefined) : await operations.ready()()
-      return E.isLeft(ready) ? sendProblem(ctx, ready.left) : sendJson(ctx, 200, '{"status":"ready"}')
-    }
-    const page = await operations.metrics!()
-    // Exactly the exposition's media type: ctx.type would add a charset to it.
-    ctx.set('Content-Type', page.contentType)
-    ctx.status = 200
-    ctx.body = page.body
+    await endpoint.serve(ctx)
   }
+}

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
-import getRawBody from 'raw-body'
+import type { IncomingMessage } from 'node:http'
 import type { MalformedRequest, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
 
 /** CONTRACT: a request body may be at most 64 KiB. */
@@ -58,23 +58,44 @@ const forbiddenKeyIn = (value: unknown): string | undefined => {
   return undefined
 }
 
-type Timer = ReturnType<typeof setTimeout>
+type Raw = Buffer | 'too-large' | 'incomplete' | 'timeout'
 
-// raw-body has no time limit: a body sent a byte at a time would hold the connection until the
-// server's requestTimeout. Past the limit the answer is 400 and the connection is closed, so the
-// rest of the body is never read.
-const readWithin = async (reading: Promise<Buffer>, timeoutMs: number): Promise<Buffer | 'timeout'> => {
-  let timer: Timer | undefined
-  const late = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)))
-  try {
-    const raw = await Promise.race([reading, late])
-    // The read fails once the connection closes; nobody waits for it any more.
-    if (raw === 'timeout') reading.catch(() => {})
-    return raw
-  } finally {
-    clearTimeout(timer)
-  }
-}
+/**
+ * Reads a request's body within `timeoutMs`, up to MAX_BODY_BYTES: one promise, one timer. A body
+ * over the limit stops the reading at once. A body that ends short of its declared length, a
+ * stream that fails or closes first (the client went away), or one that is already closed are
+ * all `incomplete`: the client's doing, never a server error.
+ */
+const readRaw = (req: IncomingMessage, declared: number | undefined, timeoutMs: number): Promise<Raw> =>
+  new Promise((resolve) => {
+    if (req.destroyed || !req.readable) return resolve('incomplete')
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const finish = (raw: Raw) => {
+      clearTimeout(timer)
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onEnded)
+      req.off('close', onEnded)
+      resolve(raw)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
+      req.pause()
+      finish('too-large')
+    }
+    const onEnd = () =>
+      finish(declared !== undefined && size !== declared ? 'incomplete' : Buffer.concat(chunks, size))
+    const onEnded = () => finish('incomplete')
+    // No time limit would let a body sent a byte at a time hold the connection until the server's
+    // requestTimeout. Past it the answer is 400 and the connection is closed, the rest never read.
+    const timer = setTimeout(() => finish('timeout'), timeoutMs)
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onEnded)
+    req.on('close', onEnded)
+  })
 
 /**
  * Reads and parses a JSON request body, checking in the contract's order: media type (415), size
@@ -96,20 +117,9 @@ export const readJsonBody = async (
   const alreadyRead = bodyReadByHost(ctx)
   if (alreadyRead !== undefined)
     return Buffer.byteLength(alreadyRead) > MAX_BODY_BYTES ? tooLarge : parseJson(alreadyRead)
-  let raw: Buffer | 'timeout'
-  try {
-    const reading = getRawBody(ctx.req, {
-      limit: MAX_BODY_BYTES,
-      ...(declared === undefined ? {} : { length: declared }),
-    })
-    raw = await readWithin(reading, timeoutMs)
-  } catch (error) {
-    const type = (error as { type?: string }).type
-    if (type === 'entity.too.large') return tooLarge
-    if (type === 'request.aborted' || type === 'request.size.invalid')
-      return malformed('The request body ended before its declared length.')
-    throw error
-  }
+  const raw = await readRaw(ctx.req, declared, timeoutMs)
+  if (raw === 'too-large') return tooLarge
+  if (raw === 'incomplete') return malformed('The request body ended before its declared length.')
   if (raw === 'timeout') {
     ctx.set('Connection', 'close')
     return malformed(`The request body did not arrive within ${timeoutMs / 1000} s.`)

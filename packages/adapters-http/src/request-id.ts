@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { Middleware } from 'koa'
 
 /** CONTRACT: the caller's X-Request-Id when it is 1..128 visible ASCII characters, else a new one. */
 export const REQUEST_ID_PATTERN = /^[\x21-\x7E]{1,128}$/
@@ -7,11 +6,3 @@ export const REQUEST_ID_PATTERN = /^[\x21-\x7E]{1,128}$/
 /** The id of a request: the caller's, if acceptable, or a fresh UUID. */
 export const requestIdOf = (header: string | undefined): string =>
   header !== undefined && REQUEST_ID_PATTERN.test(header) ? header : randomUUID()
-
-/** Gives every request an id, in `ctx.state.requestId` and on every response. */
-export const requestId = (): Middleware => async (ctx, next) => {
-  const id = requestIdOf(ctx.get('X-Request-Id') || undefined)
-  ctx.state.requestId = id
-  ctx.set('X-Request-Id', id)
-  await next()
-}

@@ -1,8 +1,9 @@
 import { GET_PET_SUNSET, type PetPage, type PetQuery } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
-import type { Context } from 'koa'
 import { decodeListPetsQuery, decodePetId, encodePet, encodePets } from '../codecs.js'
+import { parseQuery } from '../parse-query.js'
+import type { HttpContext } from '../request-state.js'
 import { sendJson, sendProblem } from '../respond.js'
 import type { PetsUseCases } from '../use-cases.js'
 import { createPetHandler } from './create-pet.js'
@@ -12,6 +13,9 @@ export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z')
 
 /** The ids of the deprecated operations, whose callers are counted per API key. */
 export const DEPRECATED_OPERATIONS: ReadonlyArray<string> = ['getPet']
+
+/** What serves one operation: the request, and the parameters of its path in template order. */
+export type RouteHandler = (ctx: HttpContext, params: ReadonlyArray<string>) => Promise<void> | void
 
 export type PetRoutesOptions = {
   readonly useCases: PetsUseCases
@@ -25,8 +29,12 @@ const nextLink = (base: string, query: PetQuery, page: PetPage): string | undefi
     : `<${base}/pets?limit=${query.limit}${query.status === undefined ? '' : `&status=${query.status}`}` +
       `&after=${page.next.value}>; rel="next"`
 
-/** The handlers of the pet operations, keyed by operation id. */
-export const petRoutes = ({ useCases, publicBaseUrl, bodyTimeoutMs }: PetRoutesOptions) => {
+/** The handlers of the pet operations, keyed by operation id; everything they share is made here, once. */
+export const petRoutes = ({
+  useCases,
+  publicBaseUrl,
+  bodyTimeoutMs,
+}: PetRoutesOptions): Readonly<Record<'listPets' | 'createPet' | 'getPet' | 'listOrders', RouteHandler>> => {
   const deprecationHeaders = {
     Deprecation: `@${GET_PET_DEPRECATED_AT.getTime() / 1000}`,
     Sunset: GET_PET_SUNSET.toUTCString(),
@@ -34,8 +42,8 @@ export const petRoutes = ({ useCases, publicBaseUrl, bodyTimeoutMs }: PetRoutesO
   }
 
   return {
-    listPets: async (ctx: Context) => {
-      const query = decodeListPetsQuery(ctx.query)
+    listPets: async (ctx) => {
+      const query = decodeListPetsQuery(parseQuery(ctx.querystring))
       if (E.isLeft(query)) return sendProblem(ctx, query.left)
       const page = await useCases.listPets(query.right)()
       if (E.isLeft(page)) return sendProblem(ctx, page.left)
@@ -50,16 +58,16 @@ export const petRoutes = ({ useCases, publicBaseUrl, bodyTimeoutMs }: PetRoutesO
       ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
     }),
 
-    getPet: async (ctx: Context & { params: Record<string, string> }) => {
+    getPet: async (ctx, [petId = '']) => {
       // CONTRACT: every response of this operation carries the deprecation headers.
       ctx.set(deprecationHeaders)
-      const id = decodePetId(ctx.params.petId ?? '')
+      const id = decodePetId(petId)
       if (E.isLeft(id)) return sendProblem(ctx, id.left)
       const pet = await useCases.getPet(id.right)()
       if (E.isLeft(pet)) return sendProblem(ctx, pet.left)
       sendJson(ctx, 200, encodePet(pet.right))
     },
 
-    listOrders: (ctx: Context) => sendProblem(ctx, { _tag: 'NotImplemented' }),
+    listOrders: (ctx) => sendProblem(ctx, { _tag: 'NotImplemented' }),
   }
 }

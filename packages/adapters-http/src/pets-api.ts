@@ -1,0 +1,65 @@
+import * as E from 'fp-ts/lib/Either.js'
+import { authenticateRequest } from './authenticate.js'
+import { admitUrlLength } from './bound-url.js'
+import type { PetsRouterOptions } from './create-pets-router.js'
+import { admitWithinRateLimit } from './limit-rate.js'
+import type { Problem } from './problems.js'
+import type { HttpContext } from './request-state.js'
+import { sendProblem } from './respond.js'
+import { compileRoutes } from './routes/dispatch.js'
+import { petRoutes, type RouteHandler } from './routes/pet-routes.js'
+import { ROUTES } from './routes/route-table.js'
+
+/** The pet operations, prepared once: which paths are theirs, and how to serve one of them. */
+export type PetsApi = {
+  /** Whether a path lies under the API's prefix: every such path is the API's to answer. */
+  readonly owns: (path: string) => boolean
+  /** Authenticates, limits, routes and serves a request under the prefix. */
+  readonly serve: (ctx: HttpContext) => Promise<void>
+}
+
+const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
+
+/**
+ * Prepares the pet operations once: their handlers, the compiled route table, the problems they
+ * answer with. A request then costs one dispatch: authentication first (so a caller without a
+ * valid key learns nothing about routes), the rate limit and the URL's length, the route, its
+ * handler. There is no chain of layers, and nothing is made per request that could be made here.
+ */
+export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
+  const prefix = (options.prefix ?? '/v1').replace(/\/+$/, '')
+  const publicBaseUrl = options.publicBaseUrl.replace(/\/+$/, '')
+  const { authenticator, rateLimiter, useCases, bodyTimeoutMs } = options
+  const handlers = petRoutes({
+    useCases,
+    publicBaseUrl,
+    ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
+  })
+  // The route table is also what the OpenAPI document is built from.
+  const match = compileRoutes<RouteHandler>(
+    prefix,
+    ROUTES,
+    (operationId) => handlers[operationId as keyof typeof handlers],
+  )
+  const under = `${prefix}/`
+
+  return {
+    owns: (path) => path === prefix || path.startsWith(under),
+    serve: async (ctx) => {
+      const found = await authenticateRequest(authenticator, ctx)
+      if (E.isLeft(found)) return sendProblem(ctx, found.left)
+      const owner = found.right
+      ctx.state.apiKey = owner
+      // After authentication, before routing: a caller over its limit, or with an absurd URL, costs no more.
+      if (rateLimiter !== undefined && !admitWithinRateLimit(rateLimiter, ctx, owner.keyId)) return
+      if (!admitUrlLength(ctx)) return
+      const matched = match(ctx.path)
+      if (matched === undefined) return sendProblem(ctx, NOT_FOUND)
+      const endpoint = matched.route.methods.get(ctx.method)
+      if (endpoint === undefined) return sendProblem(ctx, matched.route.notAllowed)
+      ctx.state.route = matched.route.template
+      ctx.state.operation = endpoint.operationId
+      await endpoint.handle(ctx, matched.params)
+    },
+  }
+}

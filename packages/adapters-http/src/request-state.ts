@@ -1,0 +1,20 @@
+import type { ApiKeyOwner } from '@pets/domain'
+import type { Middleware, ParameterizedContext } from 'koa'
+
+/** What the HTTP adapter records about a request in Koa's `ctx.state`, as it goes. */
+export type RequestState = {
+  /** The caller's X-Request-Id, if acceptable, or a new one: on the answer and in its log line. */
+  requestId?: string
+  /** Who sent the request, once authenticated. */
+  apiKey?: ApiKeyOwner
+  /** The route template that served it, such as `/v1/pets/{petId}`; unset when none did. */
+  route?: string
+  /** The operation id that served it, such as `getPet`; unset outside the interface's operations. */
+  operation?: string
+}
+
+/** A Koa context with the adapter's state. */
+export type HttpContext = ParameterizedContext<RequestState>
+
+/** A Koa middleware that reads and writes the adapter's state. */
+export type HttpMiddleware = Middleware<RequestState>

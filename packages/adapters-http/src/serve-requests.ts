@@ -1,0 +1,85 @@
+import { performance } from 'node:perf_hooks'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { PetsRouterOptions } from './create-pets-router.js'
+import type { HttpLogger } from './logger.js'
+import { observeRequests } from './observe-requests.js'
+import type { ObservedRequest } from './operations-endpoints.js'
+import { preparePetsApi } from './pets-api.js'
+import type { Problem } from './problems.js'
+import { READ_ONLY, type PublicEndpoints } from './public-endpoints.js'
+import { requestIdOf } from './request-id.js'
+import type { HttpContext, HttpMiddleware } from './request-state.js'
+import { sendProblem } from './respond.js'
+
+/** What serveRequests needs: the pet operations, the endpoints outside their prefix, a logger. */
+export type ServeRequestsOptions = {
+  readonly pets: PetsRouterOptions
+  /** Looked up in order for a path outside the API's prefix; none found is 404. */
+  readonly outside: ReadonlyArray<PublicEndpoints>
+  readonly logger: HttpLogger
+  readonly observe?: (request: ObservedRequest) => void
+}
+
+// Headers that a defect's 500 keeps: the request id, and how the connection ends (the host may
+// have asked for it to close, while shutting down).
+const KEPT_ON_ERROR = new Set(['x-request-id', 'connection'])
+const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
+const NOT_ALLOWED: Problem = { _tag: 'MethodNotAllowed', allow: READ_ONLY }
+const INTERNAL_ERROR: Problem = { _tag: 'InternalError' }
+
+// What every answer carries: `Cache-Control: no-store` unless a handler sets a policy of its own.
+const stamp = (res: ServerResponse, requestId: string) => {
+  res.setHeader('X-Request-Id', requestId)
+  res.setHeader('X-Content-Type-Options', 'nosniff')
+  res.setHeader('Cache-Control', 'no-store')
+}
+
+// A request whose body was sent but not read (refused before reading, or too large): node would
+// read and drop the rest to keep the connection, so a client could keep it streaming.
+const bodyLeftUnread = (req: IncomingMessage): boolean =>
+  !req.readableEnded &&
+  (req.headers['transfer-encoding'] !== undefined ||
+    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0'))
+
+/**
+ * The service's only Koa middleware. For each request: its id and the headers every answer
+ * carries, one dispatch (the pet operations under their prefix, else an endpoint of an exact path,
+ * else 404), anything thrown turned into `500 internal_error` (logged once with the request id,
+ * answered without details), the connection closed when a body was left unread, and one log line
+ * with the host's counters.
+ */
+export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsOptions): HttpMiddleware => {
+  const api = preparePetsApi(pets)
+  const observed = observeRequests(logger, observe)
+  const serveOutside = async (ctx: HttpContext, path: string) => {
+    for (const find of outside) {
+      const endpoint = find(path)
+      if (endpoint === undefined) continue
+      if (endpoint.route !== null) ctx.state.route = endpoint.route
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return sendProblem(ctx, NOT_ALLOWED)
+      return endpoint.serve(ctx)
+    }
+    sendProblem(ctx, NOT_FOUND)
+  }
+
+  return async (ctx) => {
+    const startedMs = performance.now()
+    const header = ctx.req.headers['x-request-id']
+    const requestId = requestIdOf(typeof header === 'string' ? header : undefined)
+    ctx.state.requestId = requestId
+    stamp(ctx.res, requestId)
+    try {
+      const path = ctx.path
+      if (api.owns(path)) await api.serve(ctx)
+      else await serveOutside(ctx, path)
+    } catch (error) {
+      logger.error({ requestId, err: error }, 'request failed')
+      // A defect may have set headers meant for a success.
+      for (const name of Object.keys(ctx.response.headers)) if (!KEPT_ON_ERROR.has(name)) ctx.remove(name)
+      stamp(ctx.res, requestId)
+      sendProblem(ctx, INTERNAL_ERROR)
+    }
+    if (bodyLeftUnread(ctx.req)) ctx.set('Connection', 'close')
+    observed(ctx, startedMs)
+  }
+}

@@ -1,0 +1,47 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { parseQuery } from '../src/parse-query.js'
+
+// What Koa's ctx.query gives (koa/lib/search-params.js), the oracle.
+const koaQuery = (querystring: string) => {
+  const searchParams = new URLSearchParams(querystring)
+  const parsed: Record<string, string | Array<string>> = {}
+  for (const key of searchParams.keys()) {
+    const values = searchParams.getAll(key)
+    parsed[key] = values.length <= 1 ? values[0]! : values
+  }
+  return parsed
+}
+
+const part = fc.string({
+  unit: fc.constantFrom('a', 'l', 'i', 'm', 't', '1', '0', '=', '&', '%', '2', 'B', '+', ' ', 'é', '_', '.'),
+  maxLength: 30,
+})
+
+describe('parseQuery', () => {
+  it('reads every query string as Koa does', () => {
+    fc.assert(
+      fc.property(part, (querystring) => {
+        expect({ ...parseQuery(querystring) }).toEqual(koaQuery(querystring))
+      }),
+      { numRuns: 5_000 },
+    )
+  })
+
+  it('reads a parameter named __proto__ or constructor as a parameter', () => {
+    const query = parseQuery('__proto__=1&constructor=2&limit=3')
+    expect(Object.getPrototypeOf(query)).toBeNull()
+    expect(Object.entries(query)).toEqual([
+      ['__proto__', '1'],
+      ['constructor', '2'],
+      ['limit', '3'],
+    ])
+  })
+
+  it('collects the values of a repeated parameter in order', () => {
+    expect({ ...parseQuery('limit=1&limit=2&limit=3&status=sold') }).toEqual({
+      limit: ['1', '2', '3'],
+      status: 'sold',
+    })
+  })
+})
