@@ -7,7 +7,7 @@ import { migrateCommand } from './commands/migrate.js'
 import { openapiCommand, OPENAPI_USAGE } from './commands/openapi.js'
 import { UsageError } from './commands/with-database.js'
 import { loadConfig, type AppConfig } from './config.js'
-import { createLogger } from './logger.js'
+import { createLogger, exitAfterFlush, exitOnUncaughtErrors, flushLogs, type Logger } from './logger.js'
 import { runPrimary } from './run-primary.js'
 import { serve } from './serve.js'
 
@@ -25,6 +25,9 @@ const fail = (lines: ReadonlyArray<string>): never => {
   process.exit(2)
 }
 
+// The service's logger, once there is one: its buffer is flushed before the process ends.
+let serviceLogger: Logger | undefined
+
 const serveCommand = async (loaded: AppConfig) => {
   let config = loaded
   let workerEnv: Record<string, string> = {}
@@ -37,6 +40,8 @@ const serveCommand = async (loaded: AppConfig) => {
     print(`No API_KEYS set: this development run accepts the generated key\n  ${key}`)
   }
   const logger = createLogger(config)
+  serviceLogger = logger
+  exitOnUncaughtErrors(logger)
   if (config.storage.kind === 'memory')
     logger.warn(
       'storage: in memory; every pet is lost when this process ends (set DATABASE_URL to keep them)',
@@ -58,8 +63,11 @@ const main = async (argv: ReadonlyArray<string>) => {
   return fail([`unknown command "${argv.join(' ')}"`, USAGE])
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+main(process.argv.slice(2)).catch(async (error: unknown) => {
   if (error instanceof UsageError) return fail([error.message])
-  createLogger({ logLevel: 'error', logFormat: 'json' }).fatal({ err: error }, 'stopped on an error')
-  process.exit(1)
+  // The service's lines first, then this one, whatever LOG_LEVEL says.
+  if (serviceLogger !== undefined) await flushLogs(serviceLogger)
+  const logger = createLogger({ logLevel: 'error', logFormat: 'json' })
+  logger.fatal({ err: error }, 'stopped on an error')
+  exitAfterFlush(logger, 1)
 })

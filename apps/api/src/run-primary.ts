@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { serveClusterMetrics } from './cluster-metrics.js'
 import type { AppConfig } from './config.js'
-import type { Logger } from './logger.js'
+import { exitAfterFlush, type Logger } from './logger.js'
 import { prepareDatabase } from './prepare-database.js'
 
 // A worker that dies sooner than this after it was started counts as failing to start: the next
@@ -53,7 +53,7 @@ export const runPrimary = async (
   }
   const finish = () => {
     logger.info({ outcome: allClean ? 'clean' : 'a worker did not stop cleanly' }, 'stopped')
-    process.exit(allClean ? 0 : 1)
+    exitAfterFlush(logger, allClean ? 0 : 1)
   }
 
   cluster.on('exit', (worker, code, signal) => {
@@ -82,7 +82,8 @@ export const runPrimary = async (
     if (stopping) {
       logger.warn({ signal }, 'second signal: killing the workers and exiting at once')
       for (const worker of startedAt.keys()) worker.process.kill('SIGKILL')
-      process.exit(1)
+      exitAfterFlush(logger, 1)
+      return
     }
     stopping = true
     logger.info({ signal, workers: startedAt.size }, 'shutting down')
@@ -93,7 +94,7 @@ export const runPrimary = async (
       () => {
         logger.error('workers did not stop in time: killing them')
         for (const worker of startedAt.keys()) worker.process.kill('SIGKILL')
-        process.exit(1)
+        exitAfterFlush(logger, 1)
       },
       config.shutdownDelayMs + config.shutdownGraceMs + STOP_MARGIN_MS,
     ).unref()
@@ -102,5 +103,6 @@ export const runPrimary = async (
   process.on('SIGINT', onSignal)
 
   logger.info({ workers: config.webConcurrency }, 'starting workers')
+  logger.flush()
   for (let i = 0; i < config.webConcurrency; i++) fork()
 }

@@ -1,7 +1,7 @@
 import type { AppConfig } from './config.js'
 import { clusterMetricsPage } from './cluster-metrics.js'
 import { createService } from './create-service.js'
-import type { Logger } from './logger.js'
+import { exitAfterFlush, type Logger } from './logger.js'
 import { prepareDatabase } from './prepare-database.js'
 import { startServer, type RunningServer } from './start-server.js'
 
@@ -30,11 +30,12 @@ export const serve = async (
     running.stop().then(
       (outcome) => {
         logger.info({ outcome }, 'stopped')
-        process.exit(outcome === 'clean' ? 0 : 1)
+        // The lines still in the log's buffer are written before the process ends.
+        exitAfterFlush(logger, outcome === 'clean' ? 0 : 1)
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed')
-        process.exit(1)
+        exitAfterFlush(logger, 1)
       },
     )
   }
@@ -44,7 +45,9 @@ export const serve = async (
       // CONTRACT: a second signal exits at once.
       if (signalled) {
         logger.warn({ signal }, 'second signal: exiting at once')
-        process.exit(1)
+        // At once, but with the log written: the lines it holds take milliseconds.
+        exitAfterFlush(logger, 1)
+        return
       }
       signalled = true
       stop(signal)
@@ -67,5 +70,7 @@ export const serve = async (
   // Only now: a signal that came before the handlers were in place would end the process at once,
   // and whoever reads this line may signal right away.
   logger.info({ url: running.url, env: config.env, publicBaseUrl: running.publicBaseUrl }, 'listening')
+  // Written now rather than with the next batch: whoever waits for this line reads it at once.
+  logger.flush()
   return running
 }

@@ -1,6 +1,10 @@
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Writable } from 'node:stream'
+import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { createLogger } from '../src/logger.js'
+import { createLogger, flushLogs, LOG_BUFFER_BYTES } from '../src/logger.js'
 
 const capture = () => {
   let text = ''
@@ -80,5 +84,36 @@ describe('the service logger', () => {
     expect(out.text()).toBe('')
     logger.warn(fields, 'written')
     expect(read).toBe(1)
+  })
+
+  it('flushLogs writes every line still in the buffer, in order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logger-test-'))
+    const file = join(dir, 'log')
+    // The service's kind of destination, on a file: asynchronous, buffered.
+    const destination = pino.destination({
+      fd: openSync(file, 'w'),
+      sync: false,
+      minLength: LOG_BUFFER_BYTES,
+    })
+    try {
+      const logger = createLogger({ logLevel: 'info', logFormat: 'json' }, destination)
+      const read = () =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '')
+      logger.info({ i: 0 }, 'line')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(read(), 'one line waits in the buffer').toEqual([])
+      // Past LOG_BUFFER_BYTES: asynchronous writes start, and the last lines wait in the buffer.
+      // (A write held by a full pipe is waited for: logging.e2e.test.ts stalls the reader.)
+      for (let i = 1; i < 200; i++) logger.info({ i, padding: 'x'.repeat(60) }, 'line')
+      await flushLogs(logger)
+      expect(read().map((line) => (JSON.parse(line) as { i: number }).i)).toEqual(
+        Array.from({ length: 200 }, (_, i) => i),
+      )
+    } finally {
+      destination.destroy()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
