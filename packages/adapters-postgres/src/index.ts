@@ -5,7 +5,13 @@ export {
 } from './create-postgres-database.js'
 export { migrateToLatest, type MigrationLog } from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'
-export { createPostgresApiKeyStore, type PostgresApiKeyStoreOptions } from './postgres-api-key-store.js'
+export { API_KEYS_CHANNEL } from './api-key-cache.js'
+export { ListenUnheardError, type ListenOptions } from './change-listener.js'
+export {
+  createPostgresApiKeyStore,
+  type PostgresApiKeyStore,
+  type PostgresApiKeyStoreOptions,
+} from './postgres-api-key-store.js'
 export { createPostgresApiKeyUsageLog } from './postgres-api-key-usage-log.js'
 export { createPostgresIdempotentPetCreations } from './postgres-idempotent-pet-creations.js'
 export { createPostgresPetRepository } from './postgres-pet-repository.js'

@@ -1,9 +1,13 @@
-import type { ApiKeyId, ApiKeyRecord, ApiKeyStore } from '@pets/domain'
+import type { ApiKeyId, ApiKeyOwner, ApiKeyRecord, ApiKeyStore } from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Kysely } from 'kysely'
 import { createHash, randomBytes } from 'node:crypto'
+import { createApiKeyCache } from './api-key-cache.js'
+import type { ListenOptions } from './change-listener.js'
+import { createLastUsedWriter } from './last-used-writer.js'
 import type { ApiKeyRow, Database } from './schema.js'
 import { tryStore } from './unavailable.js'
 
@@ -11,18 +15,42 @@ import { tryStore } from './unavailable.js'
 export type PostgresApiKeyStoreOptions = {
   /** The clock that dates issues, revocations and uses; the machine's unless given. */
   readonly now?: () => Date
+  /**
+   * Where to LISTEN for changes of `api_keys`, so that `start` can make stored keys authenticate
+   * from memory. Without it, every authentication is one query, as before.
+   */
+  readonly listen?: ListenOptions
+  /**
+   * Told of what goes wrong in the background: the LISTEN connection broke or was refused, a
+   * write of last_used_at failed. Nothing a request waits for. Silent unless given.
+   */
+  readonly onError?: (error: Error) => void
+  /** How long after a use last_used_at is written, batched with other uses; 1000 ms unless given. */
+  readonly lastUsedFlushMs?: number
 }
 
-const sha256Hex = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex')
+/** The key store, and what runs in its background. */
+export type PostgresApiKeyStore = ApiKeyStore & {
+  /**
+   * With `listen`: opens the LISTEN connection, loads the active keys, and from then on serves
+   * them from memory. Resolves once the first attempt ended, in memory or not (then it tries again
+   * in the background, and the database answers meanwhile); never rejects. Without `listen`, does
+   * nothing. Calling it again does nothing more.
+   */
+  readonly start: () => Promise<void>
+  /** Ends the LISTEN connection and writes the last uses; call it before closing the pool. */
+  readonly close: () => Promise<void>
+  /** Whether authentication is answered from memory right now (else by a query). */
+  readonly servingFromMemory: () => boolean
+}
+
+const sha256 = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest()
 const generateApiKey = (): string => randomBytes(32).toString('base64url')
 
 // Ids are int8 as decimal strings; anything else names no key, and must not reach the SQL as a
 // value PostgreSQL would refuse with an error.
 const INT8_MAX = 9223372036854775807n
 const isKeyId = (id: ApiKeyId): boolean => /^[1-9][0-9]{0,18}$/.test(id) && BigInt(id) <= INT8_MAX
-
-// last_used_at is written at most this often per key, so a busy key costs no write per request.
-const TOUCH_EVERY_MS = 60_000
 
 const recordColumns = ['id', 'name', 'created_at', 'revoked_at', 'last_used_at'] as const
 const toRecord = (row: Pick<ApiKeyRow, (typeof recordColumns)[number]>): ApiKeyRecord => ({
@@ -34,66 +62,80 @@ const toRecord = (row: Pick<ApiKeyRow, (typeof recordColumns)[number]>): ApiKeyR
 })
 
 /**
- * An API-key store on PostgreSQL. It keeps only each key's SHA-256 digest, reads the table on every
- * call (a revocation holds from the next call on), and authenticates in one round trip.
+ * An API-key store on PostgreSQL that keeps only each key's SHA-256 digest. Once started with
+ * `listen`, it authenticates from an index of the active keys in memory, kept current by
+ * LISTEN/NOTIFY; whenever that index cannot be trusted (not yet loaded, a change heard but not yet
+ * loaded, the LISTEN connection down), each authentication is a query by digest instead. A request
+ * never writes: uses are recorded in memory and written to last_used_at in the background, at
+ * most once a minute per key, and a failed write never fails a request.
  */
 export const createPostgresApiKeyStore = (
   db: Kysely<Database>,
   options: PostgresApiKeyStoreOptions = {},
-): ApiKeyStore => {
+): PostgresApiKeyStore => {
   const now = options.now ?? (() => new Date())
-  return {
-    authenticate: (apiKey) => {
-      const at = now()
-      // Looked up by digest, which tells a timing attacker nothing about the key. The CTE's
-      // update runs whether or not the outer query reads it, and writes only a stale last_used_at.
-      const query = db
-        .with('found', (q) =>
-          q
-            .selectFrom('api_keys')
-            .select(['id', 'name', 'last_used_at'])
-            .where('digest', '=', sha256Hex(apiKey))
-            .where('revoked_at', 'is', null),
-        )
-        .with('touched', (q) =>
-          q
-            .updateTable('api_keys')
-            .set({ last_used_at: at })
-            .from('found')
-            .whereRef('api_keys.id', '=', 'found.id')
-            .where((eb) =>
-              eb.or([
-                eb('found.last_used_at', 'is', null),
-                eb('found.last_used_at', '<', new Date(at.getTime() - TOUCH_EVERY_MS)),
-              ]),
-            )
-            .returning('api_keys.id'),
-        )
-        .selectFrom('found')
+  // Called from timers and socket events: a callback that throws must not end the process.
+  const onError = (error: Error) => {
+    try {
+      options.onError?.(error)
+    } catch {
+      // nothing better to do with it
+    }
+  }
+  const lastUsed = createLastUsedWriter(db, {
+    onError,
+    ...(options.lastUsedFlushMs === undefined ? {} : { flushAfterMs: options.lastUsedFlushMs }),
+  })
+  const cache = options.listen === undefined ? undefined : createApiKeyCache(db, options.listen, onError)
+  let closing: Promise<void> | undefined
+
+  // Looked up by digest, which tells a timing attacker nothing about the key.
+  const lookUp = (digest: Buffer) =>
+    tryStore(() =>
+      db
+        .selectFrom('api_keys')
         .select(['id', 'name'])
+        .where('digest', '=', digest.toString('hex'))
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst(),
+    )
+
+  return {
+    authenticate: (apiKey) => async () => {
+      const digest = sha256(apiKey)
+      if (cache?.serving() === true) {
+        const owner = cache.find(digest)
+        if (owner !== undefined) lastUsed.record(owner.keyId, now())
+        return E.right(O.fromNullable(owner))
+      }
       return pipe(
-        tryStore(() => query.executeTakeFirst()),
-        TE.map((row) =>
-          pipe(
-            O.fromNullable(row),
-            O.map(({ id, name }) => ({ keyId: id, name })),
-          ),
-        ),
+        await lookUp(digest)(),
+        E.map((row): O.Option<ApiKeyOwner> => {
+          if (row === undefined) return O.none
+          lastUsed.record(row.id, now())
+          return O.some({ keyId: row.id, name: row.name })
+        }),
       )
     },
     issue: (name) =>
       tryStore(async () => {
         const key = generateApiKey()
+        const digest = sha256(key).toString('hex')
         const row = await db
           .insertInto('api_keys')
-          .values({ name, digest: sha256Hex(key), created_at: now() })
+          .values({ name, digest, created_at: now() })
           .returning(recordColumns)
           .executeTakeFirstOrThrow()
+        cache?.added({ id: row.id, name: row.name, digest })
         return { key, record: toRecord(row) }
       }),
     list: () =>
       pipe(
-        tryStore(() => db.selectFrom('api_keys').select(recordColumns).orderBy('id').execute()),
+        // The uses recorded so far are written first, so that the list shows them.
+        TE.fromTask(lastUsed.flush),
+        TE.chain(() =>
+          tryStore(() => db.selectFrom('api_keys').select(recordColumns).orderBy('id').execute()),
+        ),
         TE.map((rows) => rows.map(toRecord)),
       ),
     revoke: (id) =>
@@ -108,8 +150,19 @@ export const createPostgresApiKeyStore = (
                 .returning(recordColumns)
                 .executeTakeFirst(),
             ),
-            TE.map((row) => pipe(O.fromNullable(row), O.map(toRecord))),
+            TE.map((row) => {
+              // Revoked now or before: either way, no longer a key of the index.
+              cache?.revoked(id)
+              return pipe(O.fromNullable(row), O.map(toRecord))
+            }),
           )
         : TE.right(O.none),
+    start: () => (closing === undefined ? (cache?.start() ?? Promise.resolve()) : Promise.resolve()),
+    close: () =>
+      (closing ??= (async () => {
+        await cache?.close()
+        await lastUsed.close()
+      })()),
+    servingFromMemory: () => closing === undefined && cache?.serving() === true,
   }
 }

@@ -45,9 +45,8 @@ describe('postgres idempotent pet creations', () => {
     while (
       (
         await sql`SELECT 1 FROM pg_stat_activity
-          WHERE query ILIKE '%insert into pets%' AND state = 'active' AND pid <> pg_backend_pid()`.execute(
-          fresh.db,
-        )
+          WHERE datname = current_database() AND query ILIKE '%insert into pets%' AND state = 'active'
+            AND pid <> pg_backend_pid()`.execute(fresh.db)
       ).rows.length === 0
     )
       await pause(10)

@@ -3,6 +3,7 @@ import { createPets } from './2026-11-22-0001-create-pets.js'
 import { createApiKeys } from './2026-11-22-0002-create-api-keys.js'
 import { createApiKeyUsage } from './2026-11-22-0003-create-api-key-usage.js'
 import { createIdempotencyRecords } from './2026-11-22-0004-create-idempotency-records.js'
+import { notifyApiKeyChanges } from './2026-11-22-0005-notify-api-key-changes.js'
 
 /**
  * Every migration, by name, in the order they run (kysely sorts the names). Forward only: a change
@@ -13,4 +14,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-22-0002-create-api-keys': createApiKeys,
   '2026-11-22-0003-create-api-key-usage': createApiKeyUsage,
   '2026-11-22-0004-create-idempotency-records': createIdempotencyRecords,
+  '2026-11-22-0005-notify-api-key-changes': notifyApiKeyChanges,
 }

@@ -1,0 +1,116 @@
+import type { ApiKeyId, ApiKeyOwner } from '@pets/domain'
+import { sql, type Kysely } from 'kysely'
+import { createApiKeyIndex, type ActiveApiKey } from './api-key-index.js'
+import { createChangeListener, type ListenOptions } from './change-listener.js'
+import type { Database } from './schema.js'
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
+
+/** The channel that migration 2026-11-22-0005 notifies on every change of `api_keys`. */
+export const API_KEYS_CHANNEL = 'api_keys_changed'
+
+/** The active keys of this process in memory, kept current by LISTEN/NOTIFY. */
+export type ApiKeyCache = {
+  /** True while the index may be trusted: LISTEN holds, and every change heard of is loaded. */
+  readonly serving: () => boolean
+  /** The owner of an active key by its digest; ask only while `serving()`. */
+  readonly find: (digest: Buffer) => ApiKeyOwner | undefined
+  /** Tells the index at once of a key this process added. */
+  readonly added: (key: ActiveApiKey) => void
+  /** Tells the index at once of a key this process revoked. */
+  readonly revoked: (id: ApiKeyId) => void
+  readonly start: () => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+/**
+ * Makes the cache; nothing runs before `start`. In order: LISTEN, check that the trigger of
+ * migration 0005 is there, load every active key, and only then serve. A notification makes the
+ * index stale until a reload that began after it has finished: one reload at a time, the latest
+ * state each time. A reload that ran while this process added or revoked a key is thrown away and
+ * run again, so it never brings back what it removed. A reload that fails ends the connection,
+ * which connects, LISTENs and reloads again.
+ */
+export const createApiKeyCache = (
+  db: Kysely<Database>,
+  listen: ListenOptions,
+  onError: (error: Error) => void,
+): ApiKeyCache => {
+  const index = createApiKeyIndex()
+  let listening = false
+  let fresh = false
+  let wanted = false // a reload is due
+  let changes = 0 // of the index by this process
+  let reloading: Promise<void> | undefined
+
+  const loadActive = () =>
+    db.selectFrom('api_keys').select(['id', 'name', 'digest']).where('revoked_at', 'is', null).execute()
+
+  const drain = async () => {
+    try {
+      while (wanted) {
+        wanted = false
+        const before = changes
+        const keys = await loadActive()
+        if (changes !== before) {
+          wanted = true
+          continue
+        }
+        index.replace(keys)
+        fresh = !wanted
+      }
+    } finally {
+      reloading = undefined
+    }
+  }
+  const reload = (): Promise<void> => {
+    wanted = true
+    fresh = false
+    return (reloading ??= drain())
+  }
+
+  // Without the trigger (migration 0005 not run yet), no change would ever be heard.
+  const requireTrigger = async () => {
+    const { rows } = await sql<{ found: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass('api_keys')
+        AND tgname = 'api_keys_notify_change' AND tgenabled <> 'D') AS found`.execute(db)
+    if (rows[0]?.found !== true)
+      throw new Error(
+        'api_keys has no enabled trigger api_keys_notify_change (migration 2026-11-22-0005 has not run), so ' +
+          'changes of keys would go unheard. Until it has, every API key is looked up in the database.',
+      )
+  }
+
+  const listener = createChangeListener(listen, {
+    channel: API_KEYS_CHANNEL,
+    notifyElsewhere: async (channel, payload) => {
+      await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db)
+    },
+    ready: async () => {
+      await requireTrigger()
+      await reload()
+    },
+    notified: (drop) => void reload().catch((error: unknown) => drop(asError(error))),
+    up: () => (listening = true),
+    down: () => {
+      listening = false
+      fresh = false
+    },
+    onError,
+  })
+
+  return {
+    serving: () => listening && fresh,
+    find: index.find,
+    added: (key) => {
+      changes++
+      index.add(key)
+    },
+    revoked: (id) => {
+      changes++
+      index.remove(id)
+    },
+    start: listener.start,
+    close: listener.close,
+  }
+}

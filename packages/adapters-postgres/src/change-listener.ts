@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+
+/** Where and how the dedicated LISTEN connection connects. */
+export type ListenOptions = {
+  /**
+   * A connection string for a session of its own, outside the pool: the database directly (say
+   * DATABASE_DIRECT_URL), or a pooler in session mode, never one in transaction mode.
+   */
+  readonly connectionString: string
+  /** Shown in pg_stat_activity; `api-keys-listener` unless given. */
+  readonly applicationName?: string
+  /** How long to wait for the connection, and for each of its statements; 5000 ms unless given. */
+  readonly timeoutMs?: number
+  /** The first wait before connecting again; doubled after each failure up to `reconnectMaxMs`. 250 ms unless given. */
+  readonly reconnectMinMs?: number
+  /** The longest wait before connecting again; 10 000 ms unless given. */
+  readonly reconnectMaxMs?: number
+  /** How often the connection is checked with `SELECT 1`, to notice a dead network; 30 000 ms unless given. */
+  readonly heartbeatMs?: number
+}
+
+/** What the listener does with its connection. */
+export type ListenHooks = {
+  readonly channel: string
+  /** Sends a notification through another connection (the pool), to prove that this one hears it. */
+  readonly notifyElsewhere: (channel: string, payload: string) => Promise<void>
+  /** Runs once LISTEN holds and is proved; the connection is up only when it resolves. */
+  readonly ready: () => Promise<void>
+  /** A notification on `channel` arrived; `drop` ends this connection (and connects again) if what it triggers fails. */
+  readonly notified: (drop: (error: Error) => void) => void
+  readonly up: () => void
+  readonly down: () => void
+  readonly onError: (error: Error) => void
+}
+
+/** A LISTEN connection that keeps itself up until closed. */
+export type ChangeListener = {
+  /** Connects; resolves once the first attempt has ended, up or not. Never rejects. */
+  readonly start: () => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+/** LISTEN through this connection does not hear what other sessions NOTIFY; connecting again will not help. */
+export class ListenUnheardError extends Error {
+  override readonly name = 'ListenUnheardError'
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
+
+// Resolves true when `heard` does within `ms`, else false; leaves no timer behind.
+const within = async (heard: Promise<void>, ms: number): Promise<boolean> => {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
+  try {
+    return await Promise.race([heard.then(() => true), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Keeps a dedicated `pg.Client` (not from the pool) LISTENing on `hooks.channel`, with TCP
+ * keepalive and a heartbeat. Each connection first LISTENs, then proves that it hears a
+ * notification sent through the pool (a transaction pooler, or another database, never delivers
+ * it: then it gives up for good, with a ListenUnheardError), then runs `ready`, and only then is
+ * up. When it breaks it is down, and connects again after a bounded, jittered backoff. Errors go
+ * to `onError`; none is thrown, none crashes the process.
+ */
+export const createChangeListener = (options: ListenOptions, hooks: ListenHooks): ChangeListener => {
+  const timeoutMs = options.timeoutMs ?? 5000
+  const minMs = options.reconnectMinMs ?? 250
+  const maxMs = Math.max(minMs, options.reconnectMaxMs ?? 10_000)
+  const heartbeatMs = options.heartbeatMs ?? 30_000
+  let current: pg.Client | undefined
+  let failures = 0
+  let reconnect: NodeJS.Timeout | undefined
+  let heartbeat: NodeJS.Timeout | undefined
+  let started: Promise<void> | undefined
+  let closed = false
+
+  // Ends `client` if it is the current connection, and plans the next one; resolves once it ended.
+  const lost = (client: pg.Client, error: Error): Promise<void> => {
+    if (client !== current) return Promise.resolve() // an earlier connection, already replaced
+    current = undefined
+    clearInterval(heartbeat)
+    hooks.down()
+    const ended = client.end().catch(() => {})
+    if (closed) return ended
+    hooks.onError(error)
+    if (error instanceof ListenUnheardError) return ended
+    // Full backoff with jitter, so that many processes do not all come back at the same instant.
+    const cap = Math.min(maxMs, minMs * 2 ** failures++)
+    reconnect = setTimeout(() => void connect(), cap / 2 + (Math.random() * cap) / 2)
+    reconnect.unref()
+    return ended
+  }
+
+  const prove = async (client: pg.Client) => {
+    const channel = `api_keys_probe_${randomBytes(8).toString('hex')}`
+    const payload = randomBytes(8).toString('hex')
+    let hear = () => {}
+    const heard = new Promise<void>((resolve) => (hear = resolve))
+    const listener = (message: pg.Notification) => {
+      if (message.channel === channel && message.payload === payload) hear()
+    }
+    client.on('notification', listener)
+    try {
+      await client.query(`LISTEN ${channel}`)
+      await hooks.notifyElsewhere(channel, payload)
+      if (!(await within(heard, timeoutMs)) && client === current)
+        throw new ListenUnheardError(
+          `The LISTEN connection (listen.connectionString) did not hear, within ${timeoutMs} ms, a NOTIFY sent through the pool. ` +
+            'It probably goes through a transaction pooler (PgBouncer in transaction mode), where LISTEN never hears anything, ' +
+            'or to another database. Set it to a direct connection to the same database (DATABASE_DIRECT_URL). ' +
+            'Until then every API key is looked up in the database.',
+        )
+      await client.query(`UNLISTEN ${channel}`)
+    } finally {
+      client.off('notification', listener)
+    }
+  }
+
+  const connect = async (): Promise<void> => {
+    if (closed) return
+    const client = new pg.Client({
+      connectionString: options.connectionString,
+      application_name: options.applicationName ?? 'api-keys-listener',
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    })
+    current = client
+    client.on('error', (error) => void lost(client, error))
+    client.on('end', () => void lost(client, new Error('The LISTEN connection for API keys ended')))
+    client.on('notification', (message) => {
+      if (client === current && message.channel === hooks.channel)
+        hooks.notified((error) => void lost(client, error))
+    })
+    try {
+      await client.connect()
+      await client.query(`LISTEN ${hooks.channel}`)
+      await prove(client)
+      if (client !== current) return
+      await hooks.ready()
+      if (client !== current) return
+      failures = 0
+      heartbeat = setInterval(
+        () => void client.query('SELECT 1').catch((error: unknown) => void lost(client, asError(error))),
+        heartbeatMs,
+      )
+      heartbeat.unref()
+      hooks.up()
+    } catch (error) {
+      await lost(client, asError(error))
+    }
+  }
+
+  return {
+    start: () => (started ??= connect()),
+    close: async () => {
+      closed = true
+      clearTimeout(reconnect)
+      if (current !== undefined) await lost(current, new Error('closed'))
+    },
+  }
+}
