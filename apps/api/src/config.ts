@@ -16,6 +16,11 @@ export type StorageConfig =
   | {
       readonly kind: 'postgres'
       readonly url: string
+      /**
+       * A connection that is not through a transaction pooler, for what needs a session: hearing
+       * of changed API keys (LISTEN). DATABASE_DIRECT_URL; unset: DATABASE_URL serves for both.
+       */
+      readonly directUrl?: string
       readonly poolSize: number
       readonly connectionTimeoutMs: number
       readonly statementTimeoutMs: number
@@ -158,6 +163,10 @@ const apiKeyList = new t.Type<ReadonlyArray<string>, string, unknown>(
   (keys) => keys.join(','),
 )
 
+// A field that is left out, rather than undefined, when there is no value.
+const optionalField = <K extends string, A>(key: K, value: A | undefined): { [P in K]?: A } =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: A }
+
 /**
  * Reads the configuration from environment variables. Every bad variable gets one message that
  * names it, what it must be, and never its value (it may be a secret).
@@ -198,6 +207,7 @@ export const loadConfig = (
       : {
           kind: 'postgres',
           url: databaseUrl ?? '',
+          ...optionalField('directUrl', optional('DATABASE_DIRECT_URL', postgresUrl)),
           poolSize: read('DATABASE_POOL_SIZE', integer(1, 1000), 10),
           connectionTimeoutMs: read('DATABASE_CONNECT_TIMEOUT_MS', integer(1, 600000), 2000),
           statementTimeoutMs: read('DATABASE_STATEMENT_TIMEOUT_MS', integer(1, 600000), 5000),

@@ -1,22 +1,23 @@
-import { migrateToLatest } from '@pets/adapters-postgres'
-import type { ApiKeyStore } from '@pets/domain'
-import type Koa from 'koa'
-import type { AppConfig } from './config.js'
-import { buildContainer, resolve, type ContainerOverrides } from './container.js'
-import { createLogger, type Logger } from './logger.js'
-import type { Lifecycle } from './lifecycle.js'
-import type { ServiceMetrics } from './service-metrics.js'
 import {
-  ApiKeyStoreToken,
-  ClosersToken,
-  DatabaseToken,
-  HttpAppToken,
-  IdempotencyCleanupToken,
-  LifecycleToken,
-  MetricsToken,
-  UsageCounterToken,
-} from './tokens.js'
-import type { UsageCounter } from './usage-counter.js'
+  createHttpApp,
+  createTokenBucketRateLimiter,
+  DEPRECATED_OPERATIONS,
+  type MetricsPage,
+  type ShuttingDown,
+} from '@pets/adapters-http'
+import { createUseCases, type ApiKeyStore } from '@pets/domain'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import type Koa from 'koa'
+import { apiServers } from './api-servers.js'
+import { defaultPublicBaseUrl, type AppConfig } from './config.js'
+import { buildContainer, resolve, type ContainerOverrides } from './container.js'
+import { startIdempotencyCleanup } from './idempotency-cleanup.js'
+import { createLifecycle, type Lifecycle } from './lifecycle.js'
+import { createLogger, httpLoggerOf, type Logger } from './logger.js'
+import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js'
+import { openStorage } from './storage/open-storage.js'
+import { AuthenticatorToken, ClockToken, StorageToken } from './tokens.js'
+import { createUsageCounter, type UsageCounter } from './usage-counter.js'
 
 /** The service, wired and ready to serve, not yet listening. */
 export type AnimalStoreService = {
@@ -30,8 +31,8 @@ export type AnimalStoreService = {
   /** The calls counted per API key, written to the store in batches. */
   readonly usage: UsageCounter
   /**
-   * Releases what the service holds: writes the last usage counts, then closes the database pool.
-   * The HTTP server is the caller's, and must be closed first.
+   * Stops the background work, writes the last usage counts, then closes the storage. The HTTP
+   * server is the caller's, and must be closed first.
    */
   readonly close: () => Promise<void>
 }
@@ -41,37 +42,71 @@ export type ServiceOptions = ContainerOverrides & {
   readonly logger?: Logger
   /** Run the migrations before serving; the configuration's MIGRATE_ON_START unless given. */
   readonly migrate?: boolean
+  /** Makes what /metrics serves from the service's own metrics (a cluster worker asks its primary). */
+  readonly metricsPage?: (local: ServiceMetrics) => () => Promise<MetricsPage>
 }
+
+const shuttingDown: ShuttingDown = { _tag: 'ShuttingDown' }
 
 /**
  * Builds the whole service from a configuration object: no environment, no tsyringe to know
- * about. On PostgreSQL it migrates the schema first, unless told not to.
+ * about. In order: the storage is opened (and, on PostgreSQL, migrated unless told not to), the
+ * parts are wired, then the background work starts: the storage's, the usage counts' writer and
+ * the removal of expired idempotency records. `close` stops them in the reverse order.
  */
 export const createService = async (
   config: AppConfig,
   options: ServiceOptions = {},
 ): Promise<AnimalStoreService> => {
   const logger = options.logger ?? createLogger(config)
-  const container = buildContainer(config, logger, options)
-  const closers = resolve(container, ClosersToken)
+  const opened = await openStorage(config, logger)
+  const closers: Array<() => Promise<void>> = [opened.storage.close]
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) await closer()
-    await container.dispose()
   }
   try {
     if (config.storage.kind === 'postgres' && (options.migrate ?? config.storage.migrateOnStart))
-      await migrateToLatest(resolve(container, DatabaseToken).db, (line) => logger.info(line))
-    // Started once the schema is there; stopped by close, before the pool.
-    resolve(container, IdempotencyCleanupToken)
-    return {
-      app: resolve(container, HttpAppToken),
+      await opened.migrate()
+    const c = buildContainer(config, logger, opened, options)
+    const storage = resolve(c, StorageToken)
+    const useCases = createUseCases({ storage, clock: resolve(c, ClockToken) })
+    const metrics = createServiceMetrics({
+      deprecatedOperations: DEPRECATED_OPERATIONS,
+      ...(opened.pool === undefined ? {} : { pool: opened.pool }),
+    })
+    const lifecycle = createLifecycle()
+
+    await storage.start()
+    const usage = createUsageCounter({ log: storage.usageLog, flushEveryMs: config.usageFlushMs, logger })
+    closers.push(usage.close)
+    const cleanup = startIdempotencyCleanup({
+      forgetExpired: useCases.forgetExpiredCreations,
+      everyMs: config.idempotencyCleanupMs,
       logger,
-      apiKeys: resolve(container, ApiKeyStoreToken),
-      lifecycle: resolve(container, LifecycleToken),
-      metrics: resolve(container, MetricsToken),
-      usage: resolve(container, UsageCounterToken),
-      close,
-    }
+    })
+    closers.push(cleanup.close, async () => c.dispose())
+
+    const app = createHttpApp({
+      useCases,
+      authenticator: resolve(c, AuthenticatorToken),
+      ...(config.rateLimit === undefined
+        ? {}
+        : { rateLimiter: createTokenBucketRateLimiter(config.rateLimit) }),
+      publicBaseUrl: config.publicBaseUrl ?? defaultPublicBaseUrl(config),
+      servers: apiServers(config),
+      logger: httpLoggerOf(logger),
+      operations: {
+        // CONTRACT: /readyz answers 503 from the moment shutdown begins, whatever the store says.
+        ready: () => (lifecycle.draining() ? TE.left(shuttingDown) : storage.health.check()),
+        metrics: options.metricsPage?.(metrics) ?? metrics.page,
+        observe: (request) => {
+          metrics.observe(request)
+          if (request.apiKeyId !== null && request.operation !== null)
+            usage.count(request.apiKeyId, request.operation)
+        },
+      },
+    })
+    return { app, logger, apiKeys: storage.apiKeys, lifecycle, metrics, usage, close }
   } catch (error) {
     await close()
     throw error

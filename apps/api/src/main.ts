@@ -2,10 +2,7 @@
 import { generateApiKey } from '@pets/adapters-memory'
 import * as E from 'fp-ts/lib/Either.js'
 import cluster from 'node:cluster'
-import { keysCommand, KEYS_USAGE } from './commands/keys.js'
-import { migrateCommand } from './commands/migrate.js'
-import { openapiCommand, OPENAPI_USAGE } from './commands/openapi.js'
-import { UsageError } from './commands/with-database.js'
+import { KEYS_USAGE, OPENAPI_USAGE, UsageError } from './commands/usage.js'
 import { loadConfig, type AppConfig } from './config.js'
 import { createLogger, exitAfterFlush, exitOnUncaughtErrors, flushLogs, type Logger } from './logger.js'
 import { runPrimary } from './run-primary.js'
@@ -57,9 +54,12 @@ const main = async (argv: ReadonlyArray<string>) => {
   const config = loadConfig(process.env, { stdoutIsTty: process.stdout.isTTY === true })
   if (E.isLeft(config)) return fail(['cannot start:', ...config.left])
   if (command === 'serve' && rest.length === 0) return serveCommand(config.right)
-  if (command === 'migrate' && rest.length === 0) return migrateCommand(config.right, print)
-  if (command === 'keys') return keysCommand(config.right, rest, print)
-  if (command === 'openapi') return openapiCommand(config.right, rest, print)
+  // Each command's module (and the adapters it needs) is loaded only when it runs.
+  if (command === 'migrate' && rest.length === 0)
+    return (await import('./commands/migrate.js')).migrateCommand(config.right, print)
+  if (command === 'keys') return (await import('./commands/keys.js')).keysCommand(config.right, rest, print)
+  if (command === 'openapi')
+    return (await import('./commands/openapi.js')).openapiCommand(config.right, rest, print)
   return fail([`unknown command "${argv.join(' ')}"`, USAGE])
 }
 

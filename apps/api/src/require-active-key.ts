@@ -1,6 +1,6 @@
 import type { ApiKeyStore } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
-import { UsageError } from './commands/with-database.js'
+import { UsageError } from './commands/usage.js'
 
 /** CONTRACT: production needs at least one API key, from API_KEYS or the database. Throws a UsageError naming what is missing. */
 export const requireActiveKey = async (store: ApiKeyStore): Promise<void> => {

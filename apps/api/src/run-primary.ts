@@ -2,7 +2,6 @@ import cluster, { type Worker } from 'node:cluster'
 import { serveClusterMetrics } from './cluster-metrics.js'
 import type { AppConfig } from './config.js'
 import { exitAfterFlush, type Logger } from './logger.js'
-import { prepareDatabase } from './prepare-database.js'
 
 // A worker that dies sooner than this after it was started counts as failing to start: the next
 // one waits longer, up to the cap, so a broken deployment does not fork in a tight loop.
@@ -38,7 +37,8 @@ export const runPrimary = async (
   logger: Logger,
   workerEnv: Readonly<Record<string, string>>,
 ): Promise<void> => {
-  await prepareDatabase(config, logger)
+  if (config.storage.kind === 'postgres')
+    await (await import('./prepare-database.js')).prepareDatabase(config, logger)
   serveClusterMetrics()
 
   const startedAt = new Map<Worker, number>()

@@ -2,7 +2,6 @@ import type { AppConfig } from './config.js'
 import { clusterMetricsPage } from './cluster-metrics.js'
 import { createService } from './create-service.js'
 import { exitAfterFlush, type Logger } from './logger.js'
-import { prepareDatabase } from './prepare-database.js'
 import { startServer, type RunningServer } from './start-server.js'
 
 /**
@@ -16,7 +15,8 @@ export const serve = async (
   role: 'single' | 'worker',
 ): Promise<RunningServer> => {
   // A worker's primary has prepared the database already.
-  if (role === 'single') await prepareDatabase(config, logger)
+  if (role === 'single' && config.storage.kind === 'postgres')
+    await (await import('./prepare-database.js')).prepareDatabase(config, logger)
   const running = await startServer(config, (resolved) =>
     createService(resolved, {
       logger,

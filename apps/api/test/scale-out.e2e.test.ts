@@ -89,4 +89,31 @@ describe('several instances on one database', () => {
     ])
     expect(lines.join('\n')).not.toContain(issued)
   })
+
+  it('checks stored keys in memory on both processes, and a revocation holds on both from the next request', async () => {
+    const { database, a, b } = await twoInstances()
+    const cli = (...args: Array<string>) =>
+      exec(process.execPath, [MAIN, ...args], {
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, API_KEYS: KEY },
+      })
+    const issued = (await cli('keys', 'create', '--name', 'partner')).stdout.trim().split('\n').at(-1)!
+    rememberSecret(issued)
+    const list = (url: string) => fetch(`${url}/v1/pets`, { headers: { Authorization: `Bearer ${issued}` } })
+    // A key issued by another process is heard of: both accept it (polled: the notification is async).
+    for (const url of [a.url, b.url]) {
+      const deadline = Date.now() + 5_000
+      while ((await list(url)).status !== 200 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20))
+      expect((await list(url)).status).toBe(200)
+    }
+    // Both processes say they check stored keys in memory.
+    for (const svc of [a, b]) expect(svc.output()).not.toContain('not hearing of changes')
+
+    const revoked = await cli('keys', 'revoke', '1')
+    expect(revoked.stdout).toContain('1')
+    // The next request after the command returned, on either process, is refused.
+    const [onA, onB] = await Promise.all([list(a.url), list(b.url)])
+    expect([onA.status, onB.status]).toEqual([401, 401])
+    for (let i = 0; i < 20; i++) expect((await list(i % 2 === 0 ? a.url : b.url)).status).toBe(401)
+  })
 })

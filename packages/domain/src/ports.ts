@@ -75,3 +75,20 @@ export interface IdempotentPetCreations {
   /** Removes every record made before `before`, and says how many it removed. */
   readonly removeExpired: (before: Date) => TE.TaskEither<StoreUnavailable, number>
 }
+
+/**
+ * Everything the service keeps, behind its ports: what one storage adapter provides, whole. Each
+ * storage module (in memory, PostgreSQL) returns one; the composition picks one by configuration.
+ * Nothing runs in the background before `start`, and nothing after `close`.
+ */
+export interface Storage {
+  readonly pets: PetRepository
+  readonly apiKeys: ApiKeyStore
+  readonly usageLog: ApiKeyUsageLog
+  readonly creations: IdempotentPetCreations
+  readonly health: StoreHealth
+  /** Starts what the storage runs in the background (such as hearing of revoked keys). */
+  readonly start: () => Promise<void>
+  /** Stops it, and releases what the storage holds (connections); calling it again does nothing. */
+  readonly close: () => Promise<void>
+}

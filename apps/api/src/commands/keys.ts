@@ -7,12 +7,8 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import type { AppConfig } from '../config.js'
 import { environmentKeys } from '../environment-keys.js'
 import { usageTable } from './usage-table.js'
-import { UsageError, withDatabase } from './with-database.js'
-
-export const KEYS_USAGE = `animal-store keys create --name NAME   issue a key; it is printed once, only its digest is kept
-animal-store keys list                 show every key's id, name and dates (never a key)
-animal-store keys revoke ID            refuse the key from the next request on
-animal-store keys usage                per key: its last use, and its calls of deprecated operations`
+import { KEYS_USAGE, UsageError } from './usage.js'
+import { withDatabase } from './with-database.js'
 
 const unwrap = async <A>(task: TaskEither<unknown, A>): Promise<A> => {
   const result = await task()

@@ -2,9 +2,7 @@ import { buildOpenApiDocument } from '@pets/adapters-http'
 import { writeFile } from 'node:fs/promises'
 import { apiServers } from '../api-servers.js'
 import type { AppConfig } from '../config.js'
-import { UsageError } from './with-database.js'
-
-export const OPENAPI_USAGE = `animal-store openapi [--out FILE]      print the OpenAPI document of this environment, or write it to FILE`
+import { OPENAPI_USAGE, UsageError } from './usage.js'
 
 /**
  * `animal-store openapi`: the document the service serves at /openapi.json, with the servers of

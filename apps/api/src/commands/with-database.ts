@@ -1,8 +1,6 @@
 import { createPostgresDatabase, type PostgresDatabase } from '@pets/adapters-postgres'
 import type { AppConfig } from '../config.js'
-
-/** Thrown for a command that cannot run as asked; main prints its message and exits 2. */
-export class UsageError extends Error {}
+import { UsageError } from './usage.js'
 
 /** Runs `work` on the configured PostgreSQL database, and closes the pool afterwards. */
 export const withDatabase = async <A>(

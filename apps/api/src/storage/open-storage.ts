@@ -1,0 +1,26 @@
+import { createMemoryStorage } from '@pets/adapters-memory'
+import type { Storage } from '@pets/domain'
+import type { AppConfig } from '../config.js'
+import type { Logger } from '../logger.js'
+import type { PoolStats } from '../service-metrics.js'
+
+/** A storage, opened for the configuration, with what the service reads of it besides its ports. */
+export type OpenedStorage = {
+  readonly storage: Storage
+  /** The PostgreSQL pool's counts, for the metrics; none in memory. */
+  readonly pool?: PoolStats
+  /** Brings the schema up to date; nothing to do in memory. */
+  readonly migrate: () => Promise<void>
+}
+
+/**
+ * Opens the storage the configuration names: in memory, or PostgreSQL. The PostgreSQL module (and
+ * with it kysely and pg) is loaded only when the configuration asks for it, so a service in
+ * memory starts without them. Opening starts nothing: the storage's `start` does.
+ */
+export const openStorage = async (config: AppConfig, logger: Logger): Promise<OpenedStorage> => {
+  if (config.storage.kind === 'memory')
+    return { storage: createMemoryStorage({ keyIdPrefix: 'mem-' }), migrate: async () => {} }
+  const { openPostgresStorage } = await import('./postgres-storage.js')
+  return openPostgresStorage(config.storage, config.readyTimeoutMs, logger)
+}
