@@ -1,10 +1,6 @@
 import { createPetsRouter, type PetsUseCases } from '@pets/adapters-http'
-import {
-  createMemoryIdempotentPetCreations,
-  createMemoryPetRepository,
-  createSystemClock,
-} from '@pets/adapters-memory'
-import { createPet, createPetOnce, getPet, listPets, type Clock } from '@pets/domain'
+import { createMemoryStorage, createSystemClock } from '@pets/adapters-memory'
+import { createUseCases, type Clock } from '@pets/domain'
 import Koa from 'koa'
 import { createCallerAuthenticator } from './caller-authenticator.js'
 import { intakeRoutes } from './intake-routes.js'
@@ -30,15 +26,11 @@ export type InternalServiceOptions = {
 export const createInternalService = (
   options: InternalServiceOptions,
 ): { app: Koa; useCases: PetsUseCases } => {
-  const pets = createMemoryPetRepository()
-  const clock = options.clock ?? createSystemClock()
-  const useCases: PetsUseCases = {
-    listPets: listPets({ pets }),
-    createPet: createPet({ pets }),
-    // Serves POSTs with an Idempotency-Key, such as the typed client's safe retries.
-    createPetOnce: createPetOnce({ creations: createMemoryIdempotentPetCreations(pets), clock }),
-    getPet: getPet({ pets, clock }),
-  }
+  // createPetOnce serves POSTs with an Idempotency-Key, such as the typed client's safe retries.
+  const useCases: PetsUseCases = createUseCases({
+    storage: createMemoryStorage(),
+    clock: options.clock ?? createSystemClock(),
+  })
   const own = intakeRoutes(useCases)
   const app = new Koa()
   app.silent = true
