@@ -36,8 +36,13 @@ export const startServer = async (
   config: AppConfig,
   build: (config: AppConfig & { readonly publicBaseUrl: string }) => Promise<AnimalStoreService>,
 ): Promise<RunningServer> => {
-  let ready: (handler: Handler) => void = () => {}
-  const handler = new Promise<Handler>((resolve) => (ready = resolve))
+  // Until the service is built, requests wait in line; then each goes straight to the app.
+  let handle: Handler | undefined
+  const waiting: Array<() => void> = []
+  const ready = (app: Handler) => {
+    handle = app
+    for (const serve of waiting.splice(0)) serve()
+  }
   const inFlight = new Set<ServerResponse>()
   let draining = false
   let closing = false
@@ -56,7 +61,8 @@ export const startServer = async (
       if (draining) res.setHeader('Connection', 'close')
       // Once the listener is closed, a connection that has become idle is closed at once.
       if (closing) res.once('finish', () => setImmediate(() => server.closeIdleConnections()))
-      void handler.then((handle) => handle(req, res))
+      if (handle !== undefined) handle(req, res)
+      else waiting.push(() => handle?.(req, res))
     },
   )
   server.keepAliveTimeout = 5_000

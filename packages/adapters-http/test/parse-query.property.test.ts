@@ -30,7 +30,8 @@ describe('parseQuery', () => {
 
   it('reads a parameter named __proto__ or constructor as a parameter', () => {
     const query = parseQuery('__proto__=1&constructor=2&limit=3')
-    expect(Object.getPrototypeOf(query)).toBeNull()
+    expect(Object.getPrototypeOf(query)).toBe(Object.prototype)
+    expect(Object.hasOwn(query, '__proto__')).toBe(true)
     expect(Object.entries(query)).toEqual([
       ['__proto__', '1'],
       ['constructor', '2'],

@@ -23,6 +23,24 @@ export type PetRoutesOptions = {
   readonly bodyTimeoutMs?: number
 }
 
+// Listings repeat the same few queries: each query string's decoding is kept, a bounded number of them.
+const QUERIES_KEPT = 256
+const LONGEST_QUERY_KEPT = 128
+
+const decodeQueryOnce = () => {
+  const decoded = new Map<string, ReturnType<typeof decodeListPetsQuery>>()
+  return (querystring: string) => {
+    const kept = decoded.get(querystring)
+    if (kept !== undefined) return kept
+    const query = decodeListPetsQuery(parseQuery(querystring))
+    if (querystring.length <= LONGEST_QUERY_KEPT) {
+      if (decoded.size >= QUERIES_KEPT) decoded.clear()
+      decoded.set(querystring, query)
+    }
+    return query
+  }
+}
+
 const nextLink = (base: string, query: PetQuery, page: PetPage): string | undefined =>
   O.isNone(page.next)
     ? undefined
@@ -41,9 +59,11 @@ export const petRoutes = ({
     Link: `<${publicBaseUrl}/pets>; rel="successor-version"`,
   }
 
+  const decodeQuery = decodeQueryOnce()
+
   return {
     listPets: async (ctx) => {
-      const query = decodeListPetsQuery(parseQuery(ctx.querystring))
+      const query = decodeQuery(ctx.querystring)
       if (E.isLeft(query)) return sendProblem(ctx, query.left)
       const page = await useCases.listPets(query.right)()
       if (E.isLeft(page)) return sendProblem(ctx, page.left)

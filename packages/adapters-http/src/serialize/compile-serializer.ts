@@ -15,7 +15,11 @@ const writeNumber: Write = (n) => `${n as number}`
 const writeBoolean: Write = (b) => ((b as boolean) ? 'true' : 'false')
 
 const compile = (schema: JsonSchema, where: string): Write => {
-  if (Array.isArray(schema.enum) && schema.enum.every((v) => typeof v === 'string')) return writeString
+  if (Array.isArray(schema.enum) && schema.enum.every((v) => typeof v === 'string')) {
+    // Each value's JSON text, made once; a value outside the enum is still written as JSON.
+    const texts = new Map((schema.enum as ReadonlyArray<string>).map((v) => [v, JSON.stringify(v)]))
+    return (value) => texts.get(value as string) ?? writeString(value)
+  }
   switch (schema.type) {
     case 'string':
       return writeString
