@@ -8,13 +8,15 @@ import { readProcMemory } from './memory.js'
 /** A server process of the benchmark: the service or a baseline, listening and answering /healthz. */
 export type Launched = {
   readonly name: string
+  /** The keys of the scenarios it answers; every scenario when undefined. */
+  readonly answers: ReadonlyArray<string> | undefined
   readonly url: string
   readonly pid: number
   /** When the process was spawned, on the performance.now() clock of this process. */
   readonly spawnedAt: number
   /** From spawn to the first 200 from /healthz. */
   readonly coldStartMs: number
-  /** Resident memory once started and idle. */
+  /** Resident memory `idleMs` after the first 200. */
   readonly idleRssBytes: number
   /** The most resident memory the process ever had (VmHWM). */
   readonly peakRssBytes: () => number
@@ -31,6 +33,7 @@ export type LaunchSpec = {
   readonly env: Readonly<Record<string, string>>
   readonly nodeFlags?: ReadonlyArray<string>
   readonly timeoutMs?: number
+  readonly answers?: ReadonlyArray<string>
 }
 
 const freePort = (): Promise<number> =>
@@ -54,11 +57,15 @@ const healthStatus = (url: string): Promise<number> =>
     req.end()
   })
 
+/** How long after its first 200 a server's idle memory is read. */
+export const IDLE_MS = 500
+
 /**
  * Starts a server on a free port of 127.0.0.1 with PORT and HOST set, and resolves once /healthz
- * answers 200 (polled every 2 ms, so the cold start is measured to within that).
+ * answers 200 (polled every 2 ms, so the cold start is measured to within that) and `idleMs` more
+ * have passed, when its idle memory is read.
  */
-export const launch = async (spec: LaunchSpec): Promise<Launched> => {
+export const launch = async (spec: LaunchSpec, idleMs = 0): Promise<Launched> => {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
@@ -86,9 +93,10 @@ export const launch = async (spec: LaunchSpec): Promise<Launched> => {
   }
   const coldStartMs = performance.now() - started
   const pid = child.pid
-  await sleep(500)
+  await sleep(idleMs)
   return {
     name: spec.name,
+    answers: spec.answers,
     url,
     pid,
     spawnedAt: started,

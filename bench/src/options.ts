@@ -17,8 +17,10 @@ export type BenchOptions = {
   /** Numbers of pets for the PostgreSQL scale test; none skips it. */
   readonly scaleSizes: ReadonlyArray<number>
   readonly probeRequests: number
-  /** Fresh starts of each server to measure cold start and idle memory. */
+  /** Cold starts of each server to measure (its first start in the mode, then fresh processes). */
   readonly coldStarts: number
+  /** In-process requests per variant and run of the ablation, and its rounds; none skips it. */
+  readonly ablation: { readonly requests: number; readonly rounds: number } | undefined
   /** Load for each CPU profile of the service; none skips profiling. */
   readonly profileLoad: Load | undefined
   /** A PostgreSQL connection with the right to create databases. */
@@ -29,24 +31,25 @@ export type BenchOptions = {
   readonly out: string | undefined
 }
 
-/** The options of `pnpm bench --smoke`: every step once, with a few hundred requests, in seconds. */
+/** The options of `pnpm bench --smoke`: every step once, 0.1 s of load per run, in seconds. */
 export const smokeOptions = (env: NodeJS.ProcessEnv): BenchOptions => ({
   smoke: true,
   modes: ['memory', 'postgres'],
   rounds: 1,
   seededPets: 200,
-  load: { connections: 8, durationS: 1, requests: 200 },
+  load: { connections: 8, durationS: 0.1 },
   warmup: undefined,
   scaleSizes: [1000, 10_000],
-  probeRequests: 50,
+  probeRequests: 20,
   coldStarts: 1,
+  ablation: { requests: 200, rounds: 1 },
   profileLoad: undefined,
   adminUrl: env['BENCH_DATABASE_URL'] || DEFAULT_ADMIN_URL,
   databaseName: 'pets_bench_smoke',
   out: undefined,
 })
 
-/** The options of a full run: about nine minutes on two cores. */
+/** The options of a full run: about fourteen minutes on two cores. */
 export const fullOptions = (env: NodeJS.ProcessEnv, out: string): BenchOptions => ({
   smoke: false,
   modes: ['memory', 'postgres'],
@@ -57,6 +60,7 @@ export const fullOptions = (env: NodeJS.ProcessEnv, out: string): BenchOptions =
   scaleSizes: [1000, 1_000_000],
   probeRequests: 2000,
   coldStarts: 5,
+  ablation: { requests: 20_000, rounds: 3 },
   profileLoad: { connections: 64, durationS: 2 },
   adminUrl: env['BENCH_DATABASE_URL'] || DEFAULT_ADMIN_URL,
   databaseName: 'pets_bench',
@@ -64,7 +68,7 @@ export const fullOptions = (env: NodeJS.ProcessEnv, out: string): BenchOptions =
 })
 
 const USAGE = `usage: pnpm bench [--smoke] [--rounds N] [--duration S] [--connections N]
-                  [--modes memory,postgres] [--scale 1000,1000000] [--no-profile] [--out FILE]
+                  [--modes memory,postgres] [--scale 1000,1000000] [--no-profile] [--no-ablation] [--out FILE]
 PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_ADMIN_URL}) must be allowed to create databases.`
 
 /** Reads the command line; a full run writes `defaultOut`, a smoke run writes only with --out. */
@@ -79,6 +83,7 @@ export const parseOptions = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv
       modes: { type: 'string' },
       scale: { type: 'string' },
       'no-profile': { type: 'boolean', default: false },
+      'no-ablation': { type: 'boolean', default: false },
       out: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -104,13 +109,11 @@ export const parseOptions = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv
     load: {
       connections: Math.round(count('connections', values.connections, base.load.connections, 1)),
       durationS: duration,
-      ...(values.duration === undefined && base.load.requests !== undefined
-        ? { requests: base.load.requests }
-        : {}),
     },
     scaleSizes:
       values.scale === undefined ? base.scaleSizes : values.scale.split(',').filter(Boolean).map(Number),
     profileLoad: values['no-profile'] ? undefined : base.profileLoad,
+    ablation: values['no-ablation'] ? undefined : base.ablation,
     out: values.out ?? base.out,
   }
   if (options.scaleSizes.some((n) => !Number.isSafeInteger(n) || n < 1))

@@ -73,3 +73,43 @@ export const explain = (url: string, statements: ReadonlyArray<Explained>): Prom
     }
     return plans
   })
+
+/** How many times pg_stat_activity was sampled, and in how many samples each wait was seen. */
+export type Waits = { readonly samples: number; readonly seen: Readonly<Record<string, number>> }
+
+/**
+ * Polls pg_stat_activity every `everyMs` until stopped, and counts in how many samples the
+ * database's active connections (other than its own) were seen in each wait event (such as
+ * `Lock:advisory` or `IO:WALSync`), or running (`CPU`).
+ */
+export const sampleWaits = (url: string, everyMs = 20): { readonly stop: () => Promise<Waits> } => {
+  const seen: Record<string, number> = {}
+  let samples = 0
+  let running = true
+  const done = withClient(url, async (client) => {
+    while (running) {
+      const { rows } = await client.query<{ wait: string }>(
+        `SELECT DISTINCT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS wait
+         FROM pg_stat_activity
+         WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+      )
+      samples++
+      for (const { wait } of rows) seen[wait] = (seen[wait] ?? 0) + 1
+      await new Promise((resolve) => setTimeout(resolve, everyMs))
+    }
+  })
+  return {
+    stop: async () => {
+      running = false
+      await done
+      return { samples, seen }
+    },
+  }
+}
+
+/** A setting of the server, as SHOW prints it. */
+export const show = (url: string, setting: string): Promise<string> =>
+  withClient(url, async (client) => {
+    const { rows } = await client.query<Record<string, string>>(`SHOW ${setting}`)
+    return Object.values(rows[0] ?? {})[0] ?? 'unknown'
+  })

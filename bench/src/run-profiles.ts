@@ -7,7 +7,12 @@ import { drive, type Load } from './load.js'
 import { seedThroughApi } from './run-mode.js'
 import { scenariosFor } from './scenarios.js'
 import { serviceSpec, type Mode, type Shared } from './servers.js'
-import { summarizeProfile, type CpuProfile, type ProfileSummary } from './summarize-profile.js'
+import {
+  formatProfileSummary,
+  summarizeProfile,
+  type CpuProfile,
+  type ProfileSummary,
+} from './summarize-profile.js'
 
 /** Where the service spends its time under one scenario, from `node --cpu-prof`. */
 export type ProfileFigures = {
@@ -56,3 +61,15 @@ export const runProfiles = async (
   }
   return figures
 }
+
+/** The profiles as a section of RESULTS.md. */
+export const profilesSection = (profiles: ReadonlyArray<ProfileFigures>): string =>
+  [
+    '## Where the service spends its time',
+    '',
+    '`node --cpu-prof` on a separate service process per scenario (never a measured one), summed by ' +
+      'self time; samples taken before the load (start-up, seeding) are left out. Summarize any ' +
+      'profile with `node bench/dist/summarize-profile.js FILE.cpuprofile [COUNT] [SKIP_MS]`.',
+    '',
+    ...profiles.flatMap((p) => [`### ${p.mode}, ${p.scenario}`, '', formatProfileSummary(p.summary), '']),
+  ].join('\n')

@@ -1,5 +1,6 @@
 import { SQL } from './baselines/pet-store.js'
 import { launch, type Launched } from './launch.js'
+import { ms, n0, table, x } from './markdown.js'
 import type { BenchOptions } from './options.js'
 import { explain, seedPets } from './postgres.js'
 import { probeLatency, type Latency } from './probe.js'
@@ -43,7 +44,11 @@ export const runScale = async (
   const servers: Array<Launched> = []
   const latencies: Array<ScaleLatency> = []
   try {
-    servers.push(await launch(serviceSpec(shared)), await launch(baselineSpecs('postgres', shared)[0]!))
+    servers.push(
+      ...(await Promise.all(
+        [serviceSpec(shared), baselineSpecs('postgres', shared)[0]!].map((spec) => launch(spec)),
+      )),
+    )
     for (const pets of options.scaleSizes) {
       const started = Date.now()
       await seedPets(shared.databaseUrl, pets)
@@ -87,4 +92,36 @@ export const runScale = async (
     })),
     plannedAt: largest,
   }
+}
+
+/** The scale test as a section of RESULTS.md: the latencies at each size, and the plans. */
+export const scaleSection = (scale: ScaleFigures, probes: number): string => {
+  const sizes = [...new Set(scale.latencies.map((l) => l.pets))]
+  const keys = [...new Set(scale.latencies.map((l) => `${l.query}\u0000${l.server}`))]
+  return [
+    '## Scale: PostgreSQL with more pets',
+    '',
+    `One request at a time on a kept-alive connection, ${probes} requests per cell after a warm-up; latencies in ms.`,
+    'The pets are inserted by SQL (`INSERT … SELECT generate_series`), then `VACUUM ANALYZE`.',
+    '',
+    table(
+      ['query', 'server', ...sizes.flatMap((n) => [`p50 at ${n0(n)}`, `p99 at ${n0(n)}`]), 'p50 growth'],
+      keys.map((key) => {
+        const [query, server] = key.split('\u0000') as [string, string]
+        const cells = sizes.map((n) =>
+          scale.latencies.find((l) => l.pets === n && l.query === query && l.server === server)!,
+        )
+        return [
+          query,
+          server,
+          ...cells.flatMap((c) => [ms(c.p50Ms), ms(c.p99Ms)]),
+          x(cells[cells.length - 1]!.p50Ms / cells[0]!.p50Ms),
+        ]
+      }),
+    ),
+    '',
+    `### Plans at ${n0(scale.plannedAt)} pets`,
+    '',
+    ...scale.plans.flatMap((p) => [`${p.title}:`, '', '```', p.plan, '```', '']),
+  ].join('\n')
 }

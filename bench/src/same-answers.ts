@@ -44,12 +44,16 @@ const comparable = (scenario: Scenario, answer: Answer) => {
 }
 
 /**
- * Sends each scenario once to every server and compares the answers with the service's: status
+ * Sends each scenario once to every server that answers it and compares the answers with the service's: status
  * and body must be equal (or the baselines do not do the same work, and the run stops); a header
  * that only some send is returned as a note. Every answer must carry an X-Request-Id.
  */
 export const checkSameAnswers = async (
-  servers: ReadonlyArray<{ readonly name: string; readonly url: string }>,
+  servers: ReadonlyArray<{
+    readonly name: string
+    readonly url: string
+    readonly answers: ReadonlyArray<string> | undefined
+  }>,
   scenarios: ReadonlyArray<Scenario>,
   apiKey: string,
 ): Promise<ReadonlyArray<string>> => {
@@ -60,6 +64,7 @@ export const checkSameAnswers = async (
     const first = await ask(reference.url, scenario, apiKey)
     const expected = comparable(scenario, first)
     for (const server of [reference, ...others]) {
+      if (server.answers !== undefined && !server.answers.includes(scenario.key)) continue
       const raw = server === reference ? first : await ask(server.url, scenario, apiKey)
       if (!raw.headers.has('x-request-id'))
         throw new Error(`${server.name}, ${scenario.title}: no X-Request-Id`)

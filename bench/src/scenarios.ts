@@ -39,6 +39,15 @@ export const scenariosFor = (seededPets: number): ReadonlyArray<Scenario> => [
   },
 ]
 
+/** List 20 again, on PostgreSQL, with a key made by `keys create` instead of one of API_KEYS. */
+export const STORED_KEY_SCENARIO: Scenario = {
+  key: 'list-20-stored-key',
+  title: 'list 20, stored key',
+  method: 'GET',
+  path: '/v1/pets?limit=20',
+  status: 200,
+}
+
 /** The pet number `i` of the seed, the same on every server and in SQL. */
 export const seedPet = (i: number) => ({
   name: `pet ${i}`,

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import type { LaunchSpec } from './launch.js'
 
 /** Where the data lives: the process's memory, or PostgreSQL. */
@@ -33,11 +35,50 @@ export const serviceSpec = (shared: Shared, nodeFlags: ReadonlyArray<string> = [
   nodeFlags,
 })
 
-/** The baselines of a mode: node:http, then Fastify, each on the same store as the service. */
+/**
+ * The baselines of a mode, each on the same store as the service: node:http, Fastify and bare Koa;
+ * on PostgreSQL also Platformatic DB, which answers the listings and create only.
+ */
 export const baselineSpecs = (mode: Mode, shared: Shared): ReadonlyArray<LaunchSpec> => {
   const suffix = mode === 'postgres' ? '+pg' : ''
+  const spec = (name: string, file: string) => ({
+    name: `${name}${suffix}`,
+    script: baseline(file),
+    env: envOf(shared),
+  })
   return [
-    { name: `node:http${suffix}`, script: baseline('plain-http.js'), env: envOf(shared) },
-    { name: `fastify${suffix}`, script: baseline('fastify-app.js'), env: envOf(shared) },
+    spec('node:http', 'plain-http.js'),
+    spec('fastify', 'fastify-app.js'),
+    spec('koa', 'koa-main.js'),
+    ...(mode === 'postgres'
+      ? [
+          {
+            ...spec('platformatic-db', 'platformatic-db.js'),
+            name: 'platformatic-db',
+            answers: ['list-20', 'list-100-status', 'create'],
+          },
+        ]
+      : []),
   ]
+}
+
+/** Runs a command of the built service (`node apps/api/dist/main.js …`) on a database; its output. */
+export const serviceCommand = async (
+  databaseUrl: string,
+  ...args: ReadonlyArray<string>
+): Promise<string> => {
+  const { stdout } = await promisify(execFile)(process.execPath, [SERVICE_MAIN, ...args], {
+    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl },
+  })
+  return stdout
+}
+
+/** Creates a key with the service's own command (`keys create`), stored in PostgreSQL, and returns it. */
+export const createStoredKey = async (databaseUrl: string, name: string): Promise<string> => {
+  const stdout = await serviceCommand(databaseUrl, 'keys', 'create', '--name', name)
+  // "Created key 1 (bench). It is shown this once; keep it safe:", then the key on a line of its own.
+  const key = stdout.trim().split('\n').pop()?.trim()
+  if (key === undefined || !/^[\x21-\x7E]+$/.test(key))
+    throw new Error(`keys create printed no key:\n${stdout}`)
+  return key
 }

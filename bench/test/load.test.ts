@@ -6,7 +6,7 @@ import { baselineSpecs } from '../src/servers.js'
 
 describe('a load run', () => {
   let server: Launched
-  const load = { connections: 2, durationS: 1, requests: 20 }
+  const load = { connections: 2, durationS: 0.2 }
   const listing = scenariosFor(0)[0]!
 
   beforeAll(async () => {
@@ -18,12 +18,15 @@ describe('a load run', () => {
 
   it('is reported when every response has the expected status', async () => {
     const sample = await drive(server, listing, load, 'right-key')
-    expect(sample.requests).toBe(20)
+    expect(sample.requests).toBeGreaterThan(0)
+    expect(sample.p99Ms).toBeGreaterThanOrEqual(sample.p50Ms)
   })
 
   it('is refused when any response has another status', async () => {
     await expect(drive(server, listing, load, 'wrong-key')).rejects.toThrow(InvalidRun)
-    await expect(drive(server, listing, load, 'wrong-key')).rejects.toThrow(/401×20 \(expected only 200\)/)
+    await expect(drive(server, listing, load, 'wrong-key')).rejects.toThrow(
+      /statuses other than 200: 401×\d+;/,
+    )
   })
 
   it('is refused when the server cannot be reached', async () => {

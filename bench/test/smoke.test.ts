@@ -1,13 +1,14 @@
 import { findTestServer, type TestServer } from '@pets/adapters-postgres/testing'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { VARIANTS } from '../src/ablation/variants.js'
 import { smokeOptions } from '../src/options.js'
 import { notesOf, renderReport } from '../src/report.js'
 import { runBench, type BenchReport } from '../src/run-bench.js'
-import { scenariosFor } from '../src/scenarios.js'
+import { scenariosFor, STORED_KEY_SCENARIO } from '../src/scenarios.js'
 
 // The smoke run of `pnpm bench --smoke`, so that the benchmark cannot rot: every step runs, with
-// a few hundred requests. Its figures are not checked against any target: CI machines vary.
+// 0.1 s of load per run. Its figures are not checked against any target: CI machines vary.
 describe('pnpm bench --smoke', () => {
   let server: TestServer
   let report: BenchReport
@@ -29,31 +30,64 @@ describe('pnpm bench --smoke', () => {
     await server?.stop()
   })
 
-  it('drives the service and both baselines with every scenario, in memory and on PostgreSQL', () => {
+  it('drives the service and every baseline with every scenario it answers, in memory and on PostgreSQL', () => {
     expect(report.modes.map((m) => [m.mode, m.servers.map((s) => s.name)])).toEqual([
-      ['memory', ['service', 'node:http', 'fastify']],
-      ['postgres', ['service', 'node:http+pg', 'fastify+pg']],
+      ['memory', ['service', 'node:http', 'fastify', 'koa']],
+      ['postgres', ['service', 'node:http+pg', 'fastify+pg', 'koa+pg', 'platformatic-db']],
     ])
-    for (const mode of report.modes) {
-      expect(mode.scenarios.map((s) => s.scenario.key)).toEqual(scenariosFor(1).map((s) => s.key))
-      for (const { rounds } of mode.scenarios)
+    const keys = scenariosFor(1).map((s) => s.key)
+    expect(report.modes.map((m) => m.scenarios.map((s) => s.scenario.key))).toEqual([
+      keys,
+      [...keys, STORED_KEY_SCENARIO.key],
+    ])
+    for (const mode of report.modes)
+      for (const { scenario, contestants, rounds } of mode.scenarios) {
+        const platformatic = ['list-20', 'list-100-status', 'create'].includes(scenario.key)
+        const expected =
+          scenario.key === STORED_KEY_SCENARIO.key
+            ? ['service, stored key', 'service']
+            : mode.servers.map((s) => s.name).filter((name) => platformatic || name !== 'platformatic-db')
+        expect(contestants).toEqual(expected)
         for (const round of rounds)
-          for (const name of mode.servers.map((s) => s.name)) {
+          for (const name of contestants) {
             const sample = round[name]!
-            expect(sample.requests).toBe(report.options.load.requests)
+            expect(sample.requests).toBeGreaterThan(0)
             expect(sample.requestsPerSecond).toBeGreaterThan(0)
             expect(sample.p99Ms).toBeGreaterThanOrEqual(sample.p50Ms)
             expect(sample.peakRssBytes).toBeGreaterThan(0)
           }
+      }
+  })
+
+  it('measures the ablation: every variant, list 20 and create, in CPU µs and bytes per request', () => {
+    expect(report.ablation?.costs.map((c) => c.variant)).toEqual([...VARIANTS])
+    for (const { costs } of report.ablation?.costs ?? []) {
+      expect(Object.keys(costs)).toEqual(['list 20', 'create'])
+      for (const cost of Object.values(costs)) {
+        expect(cost.cpuUs).toBeGreaterThan(0)
+        expect(cost.bytes).toBeGreaterThan(0)
+      }
     }
   })
 
-  it('measures cold start and idle memory of each server', () => {
-    expect(report.coldStarts.map((c) => c.name)).toEqual(['service', 'node:http', 'fastify'])
+  it('measures cold start and idle memory of each server, in both modes', () => {
+    expect(report.coldStarts.map((c) => `${c.mode} ${c.name}`)).toEqual(
+      report.modes.flatMap((m) => m.servers.map((s) => `${m.mode} ${s.name}`)),
+    )
     for (const cold of report.coldStarts) {
       expect(cold.medianMs).toBeGreaterThan(0)
       expect(cold.idleRssBytes).toBeGreaterThan(0)
     }
+  })
+
+  it('measures inserts per second with one and with two service processes on one database', () => {
+    const rounds = report.writeCeiling?.rounds ?? []
+    expect(rounds).toHaveLength(report.options.rounds)
+    for (const { one, two } of rounds) {
+      expect(one.requestsPerSecond).toBeGreaterThan(0)
+      expect(two.map((s) => s.requestsPerSecond > 0)).toEqual([true, true])
+    }
+    expect(report.writeCeiling?.waits.two.samples).toBeGreaterThan(0)
   })
 
   it('measures list latency at each number of pets and shows plans that use the indexes', () => {
@@ -71,8 +105,24 @@ describe('pnpm bench --smoke', () => {
     expect(markdown).toContain(`${report.machine.cpus} cores (nproc)`)
     expect(markdown).toContain(report.machine.node)
     for (const target of report.targets) expect(markdown).toContain(target.what)
-    for (const scenario of scenariosFor(1)) expect(markdown).toContain(`### ${scenario.title}`)
-    expect(report.targets.map((t) => t.what)).toContain('service: cold start (median)')
+    for (const scenario of [...scenariosFor(1), STORED_KEY_SCENARIO])
+      expect(markdown).toContain(`### ${scenario.title}`)
+    expect(markdown).toContain('## Write ceiling')
+    const targets = report.targets.map((t) => `${t.what}: ${t.goal}`)
+    for (const target of [
+      'memory, list 20: requests/s: ≥ 1.0× koa',
+      'memory, create: requests/s: ≥ 0.7× fastify',
+      'postgres, list 100, status=sold: requests/s: ≥ 1.0× platformatic-db',
+      'postgres, create: requests/s: ≥ 0.8× node:http+pg',
+      'postgres, list 20, stored key: requests/s: ≥ 0.9× service',
+      'postgres, get by id: p99: ≤ 1.5× koa+pg',
+      'memory, get by id: p99 of service: ≤ 50 ms',
+      'memory, service: cold start (median): ≤ 300 ms',
+      'postgres, service: cold start (median): ≤ 400 ms',
+      'postgres, service: idle RSS: ≤ 70 MiB',
+      'postgres, service: peak RSS under load: ≤ 120 MiB',
+    ])
+      expect(targets).toContain(target)
   })
 
   it('keeps the notes people wrote when the report is written again', () => {

@@ -1,4 +1,5 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
 
 // What every baseline does per request, written once, the way one would write it by hand for
 // speed: the contract's rules (CONTRACT.md) without the service's layers.
@@ -75,6 +76,38 @@ export const encodePets = (pets: ReadonlyArray<Pet>): string => {
   for (let i = 0; i < pets.length; i++) json += (i === 0 ? '' : ',') + encodePet(pets[i]!)
   return `${json}]`
 }
+
+/** A request the contract refuses: its status, and the code and message of the Error body. */
+export type Refusal = { readonly status: number; readonly code: string; readonly message: string }
+
+const JSON_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i
+
+/** Reads and parses a JSON request body: 415 for another type, 413 above 64 KiB, 400 if not JSON. */
+export const readJsonBody = (req: IncomingMessage): Promise<{ readonly body: unknown } | Refusal> =>
+  new Promise((resolve, reject) => {
+    if (!JSON_TYPE.test(req.headers['content-type'] ?? ''))
+      return resolve({
+        status: 415,
+        code: 'unsupported_media_type',
+        message: 'The request body must be JSON.',
+      })
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (size > MAX_BODY_BYTES)
+        return resolve({ status: 413, code: 'payload_too_large', message: 'The request body is too large.' })
+      try {
+        resolve({ body: JSON.parse(Buffer.concat(chunks).toString('utf8')) })
+      } catch {
+        resolve({ status: 400, code: 'validation_failed', message: 'The request body is not valid JSON.' })
+      }
+    })
+    req.on('error', reject)
+  })
 
 /** An Error body. */
 export const errorBody = (status: number, code: string, message: string): string =>

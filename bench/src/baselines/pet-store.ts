@@ -55,6 +55,8 @@ const toPet = (row: Row): Pet => {
 }
 
 const COLUMNS = '"id", "name", "category_id", "status"'
+/** The key of the service's transaction-scoped lock, which makes ids visible in the order they were given. */
+export const ORDERING_LOCK = 4242000002
 /** The statements the service's PostgreSQL adapter runs: those kysely compiles, and its insert. */
 export const SQL = {
   list: `select ${COLUMNS} from "pets" where "id" > $1 order by "id" limit $2`,
@@ -63,7 +65,7 @@ export const SQL = {
   // The service takes a transaction-scoped lock so that ids become visible in order (see its
   // repository): the same statement, the same lock.
   add:
-    'WITH ordered AS (SELECT pg_advisory_xact_lock(4242000002)) INSERT INTO pets (name, category_id, status) ' +
+    `WITH ordered AS (SELECT pg_advisory_xact_lock(${ORDERING_LOCK})) INSERT INTO pets (name, category_id, status) ` +
     'SELECT $1, $2::bigint, $3 FROM ordered RETURNING id, name, category_id, status',
 } as const
 

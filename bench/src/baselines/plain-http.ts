@@ -9,9 +9,9 @@ import {
   encodePet,
   encodePets,
   errorBody,
-  MAX_BODY_BYTES,
   HARDENING,
   pastSunset,
+  readJsonBody,
   requestIdOf,
   toPage,
 } from './contract.js'
@@ -34,20 +34,6 @@ const send = (res: ServerResponse, status: number, json: string): void => {
 const fail = (res: ServerResponse, status: number, code: string, message: string): void =>
   send(res, status, errorBody(status, code, message))
 
-const JSON_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i
-
-const readBody = (req: IncomingMessage): Promise<Buffer | 'too-large'> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk)
-    })
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks)))
-    req.on('error', reject)
-  })
-
 const listPets = async (res: ServerResponse, search: string) => {
   const listing = decodeListing(search)
   if (typeof listing === 'string') return fail(res, 400, 'validation_failed', `Invalid request: ${listing}.`)
@@ -58,17 +44,9 @@ const listPets = async (res: ServerResponse, search: string) => {
 }
 
 const createPet = async (req: IncomingMessage, res: ServerResponse) => {
-  if (!JSON_TYPE.test(req.headers['content-type'] ?? ''))
-    return fail(res, 415, 'unsupported_media_type', 'The request body must be JSON.')
-  const raw = await readBody(req)
-  if (raw === 'too-large') return fail(res, 413, 'payload_too_large', 'The request body is too large.')
-  let body: unknown
-  try {
-    body = JSON.parse(raw.toString('utf8'))
-  } catch {
-    return fail(res, 400, 'validation_failed', 'The request body is not valid JSON.')
-  }
-  const pet = decodeNewPet(body)
+  const read = await readJsonBody(req)
+  if ('status' in read) return fail(res, read.status, read.code, read.message)
+  const pet = decodeNewPet(read.body)
   if (typeof pet === 'string') return fail(res, 400, 'validation_failed', pet)
   const added = await store.add(pet)
   res.setHeader('Location', `${base}/pets/${added.id}`)
