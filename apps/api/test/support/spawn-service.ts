@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-/** The built entry point, as `pnpm start` and a container run it. */
-export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url))
+/** The bundled entry point, as `pnpm start`, the bin and a container run it. */
+export const MAIN = fileURLToPath(new URL('../../dist/animal-store.mjs', import.meta.url))
 
 export type SpawnedService = {
   readonly child: ChildProcess
