@@ -1,19 +1,28 @@
-// Bundles the built service (dist/main.js and everything it imports) into one file,
-// dist/animal-store.mjs: what `pnpm start`, the bin and the tests run. Node 20 spends most of a
-// cold start resolving and loading several hundred small modules (bench/RESULTS.md); one file
-// starts in about two thirds of the time, and holds less memory.
+// Bundles the built service (dist/main.js and everything it imports) into dist/bin/: the entry,
+// animal-store.mjs, and chunks that only a command or the PostgreSQL storage load, when they
+// run. It is what `pnpm start`, the bin, the benchmark and the end-to-end tests run. Node 20
+// spends most of a cold start finding and loading several hundred small modules
+// (bench/RESULTS.md); a few files, without white space, start in about half the time and hold
+// less memory. Names are kept, and a source map lies beside each file, for readable stacks.
 import { build } from 'esbuild'
+import { rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url))
+rmSync(`${dist}bin`, { recursive: true, force: true })
 
 await build({
-  entryPoints: [`${dist}main.js`],
-  outfile: `${dist}animal-store.mjs`,
+  entryPoints: { 'animal-store': `${dist}main.js` },
+  outdir: `${dist}bin`,
+  outExtension: { '.js': '.mjs' },
   bundle: true,
+  splitting: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  keepNames: true,
   sourcemap: 'linked',
   // Found at run time from the installed packages: pg's optional native binding (never used),
   // and swagger-ui-dist, whose files the docs page serves from its folder.

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 /** The bundled entry point, as `pnpm start`, the bin and a container run it. */
-export const MAIN = fileURLToPath(new URL('../../dist/animal-store.mjs', import.meta.url))
+export const MAIN = fileURLToPath(new URL('../../dist/bin/animal-store.mjs', import.meta.url))
 
 export type SpawnedService = {
   readonly child: ChildProcess
