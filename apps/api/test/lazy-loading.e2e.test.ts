@@ -1,0 +1,93 @@
+import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import { spawnService } from './support/spawn-service.js'
+
+// Preloaded into the service with NODE_OPTIONS: every file its module loader loads is appended to
+// LOADED_LOG, and at exit every CommonJS file in require.cache (pino-pretty and swagger-ui-dist
+// are found at run time, outside the bundle).
+const dir = mkdtempSync(join(tmpdir(), 'lazy-loading-'))
+const hooks = join(dir, 'hooks.mjs')
+writeFileSync(
+  join(dir, 'loader.mjs'),
+  `import { appendFileSync } from 'node:fs'
+export async function load(url, context, next) {
+  if (url.startsWith('file:')) appendFileSync(process.env.LOADED_LOG, url + '\\n')
+  return next(url, context)
+}`,
+)
+writeFileSync(
+  hooks,
+  `import { register, createRequire } from 'node:module'
+import { appendFileSync } from 'node:fs'
+register(${JSON.stringify(`file://${join(dir, 'loader.mjs')}`)})
+const require = createRequire(import.meta.url)
+process.on('exit', () => {
+  for (const file of Object.keys(require.cache)) appendFileSync(process.env.LOADED_LOG, 'file://' + file + '\\n')
+})`,
+)
+
+const KEY = 'lazy-loading-e2e-key'
+
+/** Runs the shipped service, makes `requests`, stops it; the text of every file it loaded. */
+const loadedBy = async (env: Record<string, string>, requests: ReadonlyArray<string>) => {
+  const log = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`)
+  writeFileSync(log, '')
+  const svc = await spawnService({
+    API_KEYS: KEY,
+    NODE_OPTIONS: `--import=${hooks}`,
+    LOADED_LOG: log,
+    ...env,
+  })
+  for (const path of requests)
+    expect((await fetch(`${svc.url}${path}`, { headers: { Authorization: `Bearer ${KEY}` } })).status).toBe(
+      200,
+    )
+  expect(await svc.stop()).toBe(0)
+  const files = [
+    ...new Set(
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    ),
+  ]
+  return {
+    files,
+    // What the files hold: the bundle's chunks say which packages they carry only in their code.
+    holds: (text: string) => files.some((url) => readFileSync(fileURLToPath(url), 'utf8').includes(text)),
+    loaded: (pkg: string) => files.some((url) => url.includes(`/node_modules/${pkg}/`)),
+  }
+}
+
+// Text found only in the code of pg (its SASL authentication) and of kysely (its class's name).
+const PG = 'SCRAM-SHA-256'
+const KYSELY = '"Kysely"'
+
+describe('what the shipped service loads, by storage', () => {
+  const databases: Array<FreshDatabase> = []
+  afterAll(async () => {
+    await Promise.all(databases.map((db) => db.close()))
+  })
+
+  it('in memory, never loads pg, kysely, swagger-ui-dist or pino-pretty', async () => {
+    const memory = await loadedBy({}, ['/v1/pets', '/healthz', '/openapi.json'])
+    expect(memory.files.length).toBeGreaterThan(0)
+    expect(memory.holds(PG)).toBe(false)
+    expect(memory.holds(KYSELY)).toBe(false)
+    expect(memory.loaded('swagger-ui-dist')).toBe(false)
+    expect(memory.loaded('pino-pretty')).toBe(false)
+  })
+
+  it('loads swagger-ui-dist once the docs are asked for, and pg and kysely on PostgreSQL (the probes work)', async () => {
+    const docs = await loadedBy({}, ['/docs'])
+    expect(docs.loaded('swagger-ui-dist')).toBe(true)
+    const database = await openFreshDatabase(inject('postgres'))
+    databases.push(database)
+    const postgres = await loadedBy({ DATABASE_URL: database.url }, ['/v1/pets'])
+    expect(postgres.holds(PG)).toBe(true)
+    expect(postgres.holds(KYSELY)).toBe(true)
+  })
+})
