@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino'
 import type PinoPretty from 'pino-pretty'
 import type { AppConfig } from './config.js'
+import { LineBuffer } from './line-buffer.js'
 
 /** The service's logger: a pino logger. */
 export type Logger = PinoLogger
@@ -38,7 +39,7 @@ const stdoutIsReplaced = () =>
  * of an empty function: pino replaces the methods of disabled levels.
  *
  * Without a `destination`, JSON lines go to stdout through pino's asynchronous destination
- * (sonic-boom): buffered up to LOG_BUFFER_BYTES, written without blocking, and written at the
+ * (LineBuffer, line-buffer.ts): buffered up to LOG_BUFFER_BYTES, written without blocking, and written at the
  * latest LOG_FLUSH_INTERVAL_MS after they were logged. Whatever ends the process must flush them
  * first: `exitAfterFlush`. pino-pretty is loaded only when the pretty format is used.
  */
@@ -66,20 +67,12 @@ export const createLogger = (
   }
   if (destination !== undefined) return pino(options, destination)
   if (stdoutIsReplaced()) return pino(options, process.stdout)
-  return pino(
-    options,
-    pino.destination({
-      fd: 1,
-      sync: false,
-      minLength: LOG_BUFFER_BYTES,
-      periodicFlush: LOG_FLUSH_INTERVAL_MS,
-    }),
-  )
+  return pino(options, new LineBuffer(1, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS))
 }
 
 /** The events after which flushLogs looks again: a write done, or a file opened at last. */
 type Wake = 'drain' | 'ready'
-/** What flushLogs needs of pino's asynchronous destination (sonic-boom 4). */
+/** What flushLogs needs of the asynchronous destination (LineBuffer; sonic-boom 4 has the same). */
 type BufferedDestination = {
   readonly destroyed: boolean
   /** True while a write of the buffer is under way. */
@@ -97,10 +90,10 @@ const isBuffered = (stream: unknown): stream is BufferedDestination =>
 
 /**
  * Resolves once every line logged so far is written. A write under way is waited for ('drain'),
- * then the rest is written synchronously: calling sonic-boom's flushSync during an asynchronous
+ * then the rest is written synchronously: calling flushSync during an asynchronous
  * write would put lines out of order, and an exit right after it could lose the write under way.
  * (logger.flush(cb) is no help: on a pipe, its fsync fails, and it may call back with bytes still
- * in the buffer.) flushSync waits out EAGAIN from a full pipe, as sonic-boom retries it by default.
+ * in the buffer.) flushSync waits out EAGAIN from a full pipe.
  */
 export const flushLogs = (logger: Logger): Promise<void> =>
   new Promise((resolve) => {
