@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { destroySocket } from './guarded-pool.js'
 
 /** Where and how the dedicated LISTEN connection connects. */
 export type ListenOptions = {
@@ -60,6 +61,18 @@ const within = async (heard: Promise<void>, ms: number): Promise<boolean> => {
 }
 
 /**
+ * Ends a client, and destroys its socket if the server has not answered the goodbye within `ms`:
+ * on a connection that went silent (a frozen host, an expired NAT entry) `end()` alone would wait
+ * forever, and so would whatever closes the listener.
+ */
+const endWithin = (client: pg.Client, ms: number): Promise<void> => {
+  const ended = client.end().catch(() => {})
+  const force = setTimeout(() => destroySocket(client), ms)
+  void ended.then(() => clearTimeout(force))
+  return ended
+}
+
+/**
  * Keeps a dedicated `pg.Client` (not from the pool) LISTENing on `hooks.channel`, with TCP
  * keepalive and a heartbeat. Each connection first LISTENs, then proves that it hears a
  * notification sent through the pool (a transaction pooler, or another database, never delivers
@@ -85,7 +98,7 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
     current = undefined
     clearInterval(heartbeat)
     hooks.down()
-    const ended = client.end().catch(() => {})
+    const ended = endWithin(client, Math.min(timeoutMs, 1000))
     if (closed) return ended
     hooks.onError(error)
     if (error instanceof ListenUnheardError) return ended

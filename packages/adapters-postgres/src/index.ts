@@ -1,8 +1,20 @@
+export { DEFAULT_LOCK_TIMEOUT_MS, type PostgresAdapterOptions } from './adapter-options.js'
 export {
   createPostgresDatabase,
+  lockTimeoutOf,
+  QUERY_TIMEOUT_MARGIN_MS,
+  sessionSettings,
+  type KeepAliveOptions,
   type PostgresDatabase,
   type PostgresDatabaseOptions,
 } from './create-postgres-database.js'
+export {
+  guardPool,
+  isBrokenConnection,
+  QueryReadTimeoutError,
+  type GuardedPool,
+  type GuardOptions,
+} from './guarded-pool.js'
 export { migrateToLatest, type MigrationLog } from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'
 export { API_KEYS_CHANNEL } from './api-key-cache.js'
@@ -13,9 +25,17 @@ export {
   type PostgresApiKeyStoreOptions,
 } from './postgres-api-key-store.js'
 export { createPostgresApiKeyUsageLog } from './postgres-api-key-usage-log.js'
-export { createPostgresIdempotentPetCreations } from './postgres-idempotent-pet-creations.js'
-export { createPostgresPetRepository } from './postgres-pet-repository.js'
-export { createPostgresStoreHealth, type PostgresStoreHealthOptions } from './postgres-store-health.js'
+export {
+  CLEANUP_LOCK,
+  createPostgresIdempotentPetCreations,
+  type PostgresIdempotentPetCreationsOptions,
+} from './postgres-idempotent-pet-creations.js'
+export { createPostgresPetRepository, PET_INSERT_LOCK } from './postgres-pet-repository.js'
+export {
+  createPostgresStoreHealth,
+  DatabaseRefusesWritesError,
+  type PostgresStoreHealthOptions,
+} from './postgres-store-health.js'
 export type {
   ApiKeyRow,
   ApiKeysTable,
@@ -26,4 +46,13 @@ export type {
   PetsTable,
 } from './schema.js'
 export { toCategoryId, toPetId } from './to-pet-id.js'
-export { isUnavailableError, tryStore } from './unavailable.js'
+export {
+  classifyStoreError,
+  isUnavailableError,
+  sqlstateOf,
+  tryStore,
+  type OnUnavailable,
+  type StoreErrorKind,
+  type TryStoreOptions,
+  type UnavailableEvent,
+} from './unavailable.js'

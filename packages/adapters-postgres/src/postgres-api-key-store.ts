@@ -9,7 +9,8 @@ import { createApiKeyCache } from './api-key-cache.js'
 import type { ListenOptions } from './change-listener.js'
 import { createLastUsedWriter } from './last-used-writer.js'
 import type { ApiKeyRow, Database } from './schema.js'
-import { tryStore } from './unavailable.js'
+import { reportAs } from './adapter-options.js'
+import { tryStore, type OnUnavailable } from './unavailable.js'
 
 /** Options of the PostgreSQL key store. */
 export type PostgresApiKeyStoreOptions = {
@@ -27,6 +28,8 @@ export type PostgresApiKeyStoreOptions = {
   readonly onError?: (error: Error) => void
   /** How long after a use last_used_at is written, batched with other uses; 1000 ms unless given. */
   readonly lastUsedFlushMs?: number
+  /** Told once of each call answered StoreUnavailable, with its operation and SQLSTATE. */
+  readonly onUnavailable?: OnUnavailable
 }
 
 /** The key store, and what runs in its background. */
@@ -91,13 +94,15 @@ export const createPostgresApiKeyStore = (
 
   // Looked up by digest, which tells a timing attacker nothing about the key.
   const lookUp = (digest: Buffer) =>
-    tryStore(() =>
-      db
-        .selectFrom('api_keys')
-        .select(['id', 'name'])
-        .where('digest', '=', digest.toString('hex'))
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst(),
+    tryStore(
+      () =>
+        db
+          .selectFrom('api_keys')
+          .select(['id', 'name'])
+          .where('digest', '=', digest.toString('hex'))
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst(),
+      reportAs(options, 'apiKeys.authenticate'),
     )
 
   return {
@@ -118,37 +123,45 @@ export const createPostgresApiKeyStore = (
       )
     },
     issue: (name) =>
-      tryStore(async () => {
-        const key = generateApiKey()
-        const digest = sha256(key).toString('hex')
-        const row = await db
-          .insertInto('api_keys')
-          .values({ name, digest, created_at: now() })
-          .returning(recordColumns)
-          .executeTakeFirstOrThrow()
-        cache?.added({ id: row.id, name: row.name, digest })
-        return { key, record: toRecord(row) }
-      }),
+      tryStore(
+        async () => {
+          const key = generateApiKey()
+          const digest = sha256(key).toString('hex')
+          const row = await db
+            .insertInto('api_keys')
+            .values({ name, digest, created_at: now() })
+            .returning(recordColumns)
+            .executeTakeFirstOrThrow()
+          cache?.added({ id: row.id, name: row.name, digest })
+          return { key, record: toRecord(row) }
+        },
+        reportAs(options, 'apiKeys.issue'),
+      ),
     list: () =>
       pipe(
         // The uses recorded so far are written first, so that the list shows them.
         TE.fromTask(lastUsed.flush),
         TE.chain(() =>
-          tryStore(() => db.selectFrom('api_keys').select(recordColumns).orderBy('id').execute()),
+          tryStore(
+            () => db.selectFrom('api_keys').select(recordColumns).orderBy('id').execute(),
+            reportAs(options, 'apiKeys.list'),
+          ),
         ),
         TE.map((rows) => rows.map(toRecord)),
       ),
     revoke: (id) =>
       isKeyId(id)
         ? pipe(
-            tryStore(() =>
-              db
-                .updateTable('api_keys')
-                .set({ revoked_at: now() })
-                .where('id', '=', id)
-                .where('revoked_at', 'is', null)
-                .returning(recordColumns)
-                .executeTakeFirst(),
+            tryStore(
+              () =>
+                db
+                  .updateTable('api_keys')
+                  .set({ revoked_at: now() })
+                  .where('id', '=', id)
+                  .where('revoked_at', 'is', null)
+                  .returning(recordColumns)
+                  .executeTakeFirst(),
+              reportAs(options, 'apiKeys.revoke'),
             ),
             TE.map((row) => {
               // Revoked now or before: either way, no longer a key of the index.

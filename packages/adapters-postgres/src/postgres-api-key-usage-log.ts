@@ -2,6 +2,7 @@ import { mergeCalls, type ApiKeyUsageLog, type OperationCalls } from '@pets/doma
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { sql, type Kysely } from 'kysely'
+import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
 import type { ApiKeyUsageTable, Database } from './schema.js'
 import { tryStore } from './unavailable.js'
 
@@ -24,45 +25,52 @@ const toEntry = (row: ApiKeyUsageTable): OperationCalls => ({
  * A usage log on PostgreSQL, shared by every instance on the database: a batch is one upsert
  * statement that adds to the counts already there, so instances never overwrite each other.
  */
-export const createPostgresApiKeyUsageLog = (db: Kysely<Database>): ApiKeyUsageLog => ({
+export const createPostgresApiKeyUsageLog = (
+  db: Kysely<Database>,
+  options: Pick<PostgresAdapterOptions, 'onUnavailable'> = {},
+): ApiKeyUsageLog => ({
   add: (entries) => {
     // One row per key and operation (ON CONFLICT may not touch a row twice in one statement), in
     // one order everywhere, so two instances that write the same rows at once never deadlock.
     const rows = mergeCalls(entries)
     if (rows.length === 0) return TE.right(undefined)
     return pipe(
-      tryStore(() =>
-        db
-          .insertInto('api_key_usage')
-          .values(
-            rows.map((r) => ({
-              key_id: r.keyId,
-              operation: r.operation,
-              calls: String(r.calls),
-              last_called_at: r.lastCalledAt,
-            })),
-          )
-          .onConflict((oc) =>
-            oc.columns(['key_id', 'operation']).doUpdateSet({
-              calls: sql`api_key_usage.calls + excluded.calls`,
-              last_called_at: sql`greatest(api_key_usage.last_called_at, excluded.last_called_at)`,
-            }),
-          )
-          .execute(),
+      tryStore(
+        () =>
+          db
+            .insertInto('api_key_usage')
+            .values(
+              rows.map((r) => ({
+                key_id: r.keyId,
+                operation: r.operation,
+                calls: String(r.calls),
+                last_called_at: r.lastCalledAt,
+              })),
+            )
+            .onConflict((oc) =>
+              oc.columns(['key_id', 'operation']).doUpdateSet({
+                calls: sql`api_key_usage.calls + excluded.calls`,
+                last_called_at: sql`greatest(api_key_usage.last_called_at, excluded.last_called_at)`,
+              }),
+            )
+            .execute(),
+        reportAs(options, 'usageLog.add'),
       ),
       TE.map(() => undefined),
     )
   },
   list: () =>
     pipe(
-      tryStore(() =>
-        db
-          .selectFrom('api_key_usage')
-          .selectAll()
-          // Byte order, as the port promises, whatever the database's collation is.
-          .orderBy(sql`key_id collate "C"`)
-          .orderBy(sql`operation collate "C"`)
-          .execute(),
+      tryStore(
+        () =>
+          db
+            .selectFrom('api_key_usage')
+            .selectAll()
+            // Byte order, as the port promises, whatever the database's collation is.
+            .orderBy(sql`key_id collate "C"`)
+            .orderBy(sql`operation collate "C"`)
+            .execute(),
+        reportAs(options, 'usageLog.list'),
       ),
       TE.map((rows) => rows.map(toEntry)),
     ),

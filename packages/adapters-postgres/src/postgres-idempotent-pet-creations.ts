@@ -1,91 +1,146 @@
 import {
+  IDEMPOTENCY_WINDOW_MS,
   idempotencyKeyInUse,
   idempotencyKeyReused,
   type CreatedOnce,
   type IdempotencyKeyInUse,
   type IdempotencyKeyReused,
-  type IdempotentCreation,
   type IdempotentPetCreations,
   type PetName,
+  type PetStatus,
 } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { sql, type Kysely, type Transaction } from 'kysely'
-import { createPostgresPetRepository } from './postgres-pet-repository.js'
+import { CompiledQuery, type Kysely } from 'kysely'
+import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
+import { lockTimeoutOf } from './create-postgres-database.js'
 import type { Database } from './schema.js'
 import { toCategoryId, toPetId } from './to-pet-id.js'
 import { tryStore } from './unavailable.js'
 
-type Outcome = E.Either<IdempotencyKeyInUse | IdempotencyKeyReused, CreatedOnce>
+/** Options of the idempotent creations on PostgreSQL. */
+export type PostgresIdempotentPetCreationsOptions = PostgresAdapterOptions & {
+  /**
+   * Whose clock dates the records and tells when they expire. `database` (the default): PostgreSQL's
+   * `now()`, one clock for every instance however skewed theirs are; the request's `at` is then
+   * ignored, its window (`at - expiredBefore`) kept, and `removeExpired` removes the records older
+   * than IDEMPOTENCY_WINDOW_MS by that clock, whatever `before` it is given. `request`: the instants
+   * the caller gives (`at`, `expiredBefore`, `before`), for a service whose clock was moved on
+   * purpose (CLOCK_NOW) and for tests.
+   */
+  readonly clock?: 'database' | 'request'
+  /** Records removed per statement by `removeExpired`; 1000 unless given. */
+  readonly cleanupBatchSize?: number
+}
 
-// An idempotency key is printable ASCII, so the first line break ends it and the name is unambiguous.
-const lockName = ({ key, owner }: IdempotentCreation) => `pets.idempotency\n${key}\n${owner}`
+type Outcome = 'created' | 'replayed' | 'reused' | 'in_use'
+type Row = {
+  readonly outcome: Outcome
+  readonly id: string | null
+  readonly name: string | null
+  readonly category_id: string | null
+  readonly status: PetStatus | null
+}
 
-const findRecord = (trx: Transaction<Database>, creation: IdempotentCreation) =>
-  trx
-    .selectFrom('idempotency_records as r')
-    .innerJoin('pets as p', 'p.id', 'r.pet_id')
-    .select(['r.fingerprint', 'p.id', 'p.name', 'p.category_id', 'p.status'])
-    .where('r.api_key_id', '=', creation.owner)
-    .where('r.idempotency_key', '=', creation.key)
-    .where('r.created_at', '>=', creation.expiredBefore)
-    .executeTakeFirst()
+// One statement, one round trip: the function of migration 0006 tries the key's lock, reads the
+// record, and writes the pet and its record, all inside the server.
+const CREATE_ONCE = `SELECT outcome, o_id AS id, o_name AS name, o_category_id AS category_id, o_status AS status
+  FROM create_pet_once($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
-const addOnceIn = async (trx: Transaction<Database>, creation: IdempotentCreation): Promise<Outcome> => {
-  // A unique key alone would make a repeat wait until the first request's transaction ends. The
-  // transaction-scoped advisory lock is tried, never waited for: a repeat is refused at once, in
-  // any process on this database, and the lock goes with the transaction, however it ends. It is
-  // taken before the record is read, so the read sees whatever the last holder committed.
-  const { rows } = await sql<{ locked: boolean }>`
-    SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName(creation)}, 0)) AS locked`.execute(trx)
-  if (rows[0]?.locked !== true) return E.left(idempotencyKeyInUse())
-  const found = await findRecord(trx, creation)
-  if (found !== undefined) {
-    if (found.fingerprint !== creation.fingerprint) return E.left(idempotencyKeyReused())
-    const pet = {
-      id: toPetId(found.id),
-      // It was a PetName when it was stored, and the table's CHECK keeps its length within bounds.
-      name: found.name as PetName,
-      categoryId: toCategoryId(found.category_id),
-      status: found.status,
-    }
-    return E.right({ pet, replayed: true })
+// Any fixed int8 that nothing else takes: the migrations use 4_242_000_001, pet inserts 4_242_000_002.
+export const CLEANUP_LOCK = 4_242_000_003
+
+// One batch: the oldest expired records, at most $3, by the index on created_at, removed only by
+// the instance that holds the cleanup lock for this transaction (tried, never waited for: another
+// instance's turn is simply skipped). A record replaced meanwhile has a new created_at, and the
+// DELETE checks it again, so a fresh record is never removed.
+const REMOVE_BATCH = `WITH turn AS (SELECT pg_try_advisory_xact_lock(${CLEANUP_LOCK}) AS mine),
+  cut AS (SELECT coalesce($1::timestamptz, now() - $2::bigint * interval '1 millisecond') AS before),
+  gone AS (
+    DELETE FROM idempotency_records r
+    USING (
+      SELECT api_key_id, idempotency_key FROM idempotency_records
+      WHERE (SELECT mine FROM turn) AND created_at < (SELECT before FROM cut)
+      ORDER BY created_at LIMIT $3
+    ) AS old
+    WHERE r.api_key_id = old.api_key_id AND r.idempotency_key = old.idempotency_key
+      AND r.created_at < (SELECT before FROM cut)
+    RETURNING 1)
+  SELECT (SELECT mine FROM turn) AS mine, (SELECT count(*) FROM gone) AS removed`
+
+const toOutcome = (
+  row: Row | undefined,
+): E.Either<IdempotencyKeyInUse | IdempotencyKeyReused, CreatedOnce> => {
+  if (row === undefined) throw new Error('create_pet_once answered no row')
+  if (row.outcome === 'in_use') return E.left(idempotencyKeyInUse())
+  if (row.outcome === 'reused') return E.left(idempotencyKeyReused())
+  const pet = {
+    id: toPetId(row.id ?? ''),
+    // It was a PetName when it was stored, and the table's CHECK keeps its length within bounds.
+    name: row.name as PetName,
+    categoryId: toCategoryId(row.category_id ?? ''),
+    status: row.status as PetStatus,
   }
-  // The pet goes in through the repository, in this transaction: one place writes pets.
-  const added = await createPostgresPetRepository(trx).add(creation.pet)()
-  // Only an outage is a left here, and tryStore outside turns its cause back into one.
-  if (E.isLeft(added)) throw added.left.cause
-  // An expired record of this key may still be there: the lock makes replacing it safe.
-  const record = {
-    fingerprint: creation.fingerprint,
-    pet_id: String(added.right.id),
-    created_at: creation.at,
-  }
-  await trx
-    .insertInto('idempotency_records')
-    .values({ api_key_id: creation.owner, idempotency_key: creation.key, ...record })
-    .onConflict((oc) => oc.columns(['api_key_id', 'idempotency_key']).doUpdateSet(record))
-    .execute()
-  return E.right({ pet: added.right, replayed: false })
+  return E.right({ pet, replayed: row.outcome === 'replayed' })
 }
 
 /**
- * Idempotent additions on PostgreSQL: the pet and its record are written in one transaction,
- * and a repeat while the first is being performed is told apart, without waiting, by a
- * transaction-scoped advisory lock on the API key and idempotency key. Holds across processes.
+ * Idempotent additions on PostgreSQL: the pet and its record are written in one statement (the
+ * function `create_pet_once`), so no lock is ever held while waiting for this client, and a repeat
+ * while the first is being performed is told apart, without waiting, by a transaction-scoped
+ * advisory lock on the API key and idempotency key. Holds across processes. Records are dated by
+ * the database's clock unless told otherwise; expired ones are removed in batches, by one instance
+ * at a time.
  */
-export const createPostgresIdempotentPetCreations = (db: Kysely<Database>): IdempotentPetCreations => ({
-  addOnce: (creation) =>
-    pipe(
-      tryStore(() => db.transaction().execute((trx) => addOnceIn(trx, creation))),
-      TE.flatMap(TE.fromEither),
-    ),
-  removeExpired: (before) =>
-    pipe(
-      tryStore(() =>
-        db.deleteFrom('idempotency_records').where('created_at', '<', before).executeTakeFirst(),
+export const createPostgresIdempotentPetCreations = (
+  db: Kysely<Database>,
+  options: PostgresIdempotentPetCreationsOptions = {},
+): IdempotentPetCreations => {
+  const byRequest = options.clock === 'request'
+  const lockTimeoutMs = options.lockTimeoutMs ?? lockTimeoutOf(db)
+  const batchSize = options.cleanupBatchSize ?? 1000
+  const onAddOnce = reportAs(options, 'creations.addOnce')
+  const onRemoveExpired = reportAs(options, 'creations.removeExpired')
+
+  const removeBatch = async (before: Date) => {
+    const values = [byRequest ? before : null, String(IDEMPOTENCY_WINDOW_MS), batchSize]
+    const { rows } = await db.executeQuery(
+      CompiledQuery.raw(REMOVE_BATCH, values) as CompiledQuery<{ mine: boolean; removed: string }>,
+    )
+    return { mine: rows[0]?.mine === true, removed: Number(rows[0]?.removed ?? 0) }
+  }
+
+  return {
+    addOnce: (creation) =>
+      pipe(
+        tryStore(async () => {
+          const values = [
+            creation.owner,
+            creation.key,
+            creation.fingerprint,
+            creation.pet.name,
+            String(creation.pet.categoryId),
+            creation.pet.status,
+            byRequest ? creation.at : null,
+            String(creation.at.getTime() - creation.expiredBefore.getTime()),
+            lockTimeoutMs,
+          ]
+          const { rows } = await db.executeQuery(CompiledQuery.raw(CREATE_ONCE, values) as CompiledQuery<Row>)
+          return rows[0]
+        }, onAddOnce),
+        TE.flatMap((row) => TE.fromEither(toOutcome(row))),
       ),
-      TE.map((result) => Number(result.numDeletedRows)),
-    ),
-})
+    // Batch after batch, each its own short transaction, until one comes back short: a large
+    // backlog never makes one statement run into the statement timeout.
+    removeExpired: (before) =>
+      tryStore(async () => {
+        let total = 0
+        for (;;) {
+          const { mine, removed } = await removeBatch(before)
+          total += removed
+          if (!mine || removed < batchSize) return total
+        }
+      }, onRemoveExpired),
+  }
+}

@@ -2,14 +2,30 @@ import type { Pet, PetName, PetRepository } from '@pets/domain'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { CompiledQuery, sql, type Compilable, type Kysely } from 'kysely'
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
+import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
+import { lockTimeoutOf } from './create-postgres-database.js'
 import type { Database, PetRow } from './schema.js'
 import { toCategoryId, toPetId } from './to-pet-id.js'
 import { tryStore } from './unavailable.js'
 
 const columns = ['id', 'name', 'category_id', 'status'] as const
-// Any fixed int8 that nothing else on the database locks; the migrations use 4_242_000_001.
-const PET_INSERT_LOCK = 4_242_000_002
+// Any fixed int8 that nothing else on the database locks; the migrations use 4_242_000_001, and
+// create_pet_once (migration 0006) takes this same one.
+export const PET_INSERT_LOCK = 4_242_000_002
+
+// CONTRACT: walking the `after` pages sees every pet exactly once, also while pets are added. An
+// identity value is taken before its row commits, so two inserts may commit out of id order and a
+// reader could pass an id whose row appears later. The transaction-scoped lock makes inserts take
+// ids and commit one after the other: a visible id implies every smaller one is visible. One
+// statement, so the lock lives only inside the server: it is never held while waiting for this
+// client. Its lock_timeout is set first, in the same statement, so that a wait for the lock ends
+// in bounded time even where the session's settings were dropped (a transaction pooler).
+const INSERT = `WITH settings AS (SELECT set_config('lock_timeout', $1, true)),
+  ordered AS (SELECT pg_advisory_xact_lock(${PET_INSERT_LOCK}) FROM settings)
+  INSERT INTO pets (name, category_id, status)
+  SELECT $2, $3::bigint, $4 FROM ordered
+  RETURNING id, name, category_id, status`
 
 type Row = Pick<PetRow, (typeof columns)[number]>
 
@@ -32,7 +48,14 @@ const toPet = (row: Row): Pet => ({
  * A pet repository on PostgreSQL. Ids come from an identity column, so they strictly increase and
  * are never reused, also across concurrent inserts; a listing is a keyset page in id order.
  */
-export const createPostgresPetRepository = (db: Kysely<Database>): PetRepository => {
+export const createPostgresPetRepository = (
+  db: Kysely<Database>,
+  options: PostgresAdapterOptions = {},
+): PetRepository => {
+  const lockTimeout = String(options.lockTimeoutMs ?? lockTimeoutOf(db))
+  const [onAdd, onFind, onList] = ['pets.add', 'pets.findById', 'pets.list'].map((operation) =>
+    reportAs(options, operation),
+  )
   const pets = db.selectFrom('pets').select(columns)
   const find = statement(pets.where('id', '=', '0'))
   const listAll = statement(pets.where('id', '>', '0').orderBy('id').limit(1))
@@ -43,34 +66,28 @@ export const createPostgresPetRepository = (db: Kysely<Database>): PetRepository
   return {
     add: (pet) =>
       pipe(
-        // CONTRACT: walking the `after` pages sees every pet exactly once, also while pets are added.
-        // An identity value is taken before its row commits, so two inserts may commit out of id
-        // order and a reader could pass an id whose row appears later. The transaction-scoped lock
-        // makes inserts take ids and commit one after the other: a visible id implies every smaller
-        // one is visible. One statement, one round trip; only inserts wait for each other.
         tryStore(async () => {
-          const { rows } = await sql<PetRow>`
-          WITH ordered AS (SELECT pg_advisory_xact_lock(${sql.lit(PET_INSERT_LOCK)}))
-          INSERT INTO pets (name, category_id, status)
-          SELECT ${pet.name}, ${String(pet.categoryId)}::bigint, ${pet.status} FROM ordered
-          RETURNING id, name, category_id, status`.execute(db)
+          const values = [lockTimeout, pet.name, String(pet.categoryId), pet.status]
+          const { rows } = await db.executeQuery(CompiledQuery.raw(INSERT, values) as CompiledQuery<Row>)
           return rows[0]!
-        }),
+        }, onAdd),
         TE.map(toPet),
       ),
     findById: (id) =>
       pipe(
-        tryStore(() => db.executeQuery(find([String(id)]))),
+        tryStore(() => db.executeQuery(find([String(id)])), onFind),
         TE.map(({ rows }) => pipe(O.fromNullable(rows[0]), O.map(toPet))),
       ),
     list: ({ after, limit, status }) =>
       pipe(
-        tryStore(() =>
-          db.executeQuery(
-            status === undefined
-              ? listAll([String(after), limit])
-              : listByStatus([status, String(after), limit]),
-          ),
+        tryStore(
+          () =>
+            db.executeQuery(
+              status === undefined
+                ? listAll([String(after), limit])
+                : listByStatus([status, String(after), limit]),
+            ),
+          onList,
         ),
         TE.map(({ rows }) => rows.map(toPet)),
       ),

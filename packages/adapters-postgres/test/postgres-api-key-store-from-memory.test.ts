@@ -13,6 +13,7 @@ import {
   type PostgresApiKeyStoreOptions,
 } from '../src/index.js'
 import { openFreshDatabase, type FreshDatabase } from '../src/testing/index.js'
+import { patient } from './support/patient.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 import { waitFor } from './support/wait-for.js'
 
@@ -66,7 +67,7 @@ describe('postgres API-key store, from memory', () => {
 
   /** Another process's store: a pool of its own on the same database. */
   const elsewhere = (fresh: FreshDatabase) => {
-    const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 2 })
+    const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 2, ...patient })
     track(other)
     return createPostgresApiKeyStore(other.db)
   }

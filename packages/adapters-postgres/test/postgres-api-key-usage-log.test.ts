@@ -9,6 +9,7 @@ import {
   createPostgresStoreHealth,
 } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
+import { patient } from './support/patient.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const postgres = inject('postgres')
@@ -39,7 +40,7 @@ describe('postgres usage log and store health', () => {
 
   it('adds up the batches of two instances that write the same keys at once', async () => {
     const fresh = await open()
-    const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 5 })
+    const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 5, ...patient })
     track(other)
     const logs = [createPostgresApiKeyUsageLog(fresh.db), createPostgresApiKeyUsageLog(other.db)]
     const batch = ['1', '2', '3', '4', 'env-1', 'env-2'].map((k) => entry(k, 1))

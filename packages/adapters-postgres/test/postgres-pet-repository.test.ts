@@ -13,6 +13,7 @@ import {
   type Database,
 } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
+import { patient } from './support/patient.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const postgres = inject('postgres')
@@ -82,7 +83,7 @@ describe('postgres pet repository', () => {
   it('runs each migration once, also when three instances start together on an empty database', async () => {
     const empty = await open({ empty: true })
     const instances = [1, 2, 3].map(() =>
-      createPostgresDatabase({ connectionString: empty.url, poolSize: 1 }),
+      createPostgresDatabase({ connectionString: empty.url, poolSize: 1, ...patient }),
     )
     track(...instances)
     const ran = await Promise.all(instances.map((instance) => migrateToLatest(instance.db)))

@@ -1,7 +1,13 @@
 import { storeUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
-import { isUnavailableError, tryStore } from '../src/index.js'
+import {
+  classifyStoreError,
+  isBrokenConnection,
+  isUnavailableError,
+  tryStore,
+  type UnavailableEvent,
+} from '../src/index.js'
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code })
 
@@ -23,6 +29,24 @@ describe('isUnavailableError', () => {
     ['an exhausted pool', new Error('timeout exceeded when trying to connect')],
     ['a client-side query timeout', new Error('Query read timeout')],
     ['a cause that is one of these', new Error('wrapped', { cause: withCode('ETIMEDOUT') })],
+    ['a crash of another backend', withCode('57P02')],
+    ['a dropped database', withCode('57P04')],
+    ['an idle session timeout', withCode('57P05')],
+    ['too many connections', withCode('53300', 'sorry, too many clients already')],
+    ['out of memory', withCode('53200')],
+    ['a full disk', withCode('53100')],
+    ['a read-only transaction (a standby, a failover)', withCode('25006')],
+    ['an idle-in-transaction timeout', withCode('25P03')],
+    ['a lock timeout', withCode('55P03', 'canceling statement due to lock timeout')],
+    [
+      'an advisory lock on a standby',
+      withCode(
+        '55000',
+        'cannot acquire lock mode ExclusiveLock on database objects while recovery is in progress',
+      ),
+    ],
+    ['a deadlock', withCode('40P01')],
+    ['a serialization failure', withCode('40001')],
   ])('is true for %s', (_, error) => expect(isUnavailableError(error)).toBe(true))
 
   it.each([
@@ -30,6 +54,9 @@ describe('isUnavailableError', () => {
     ['a check violation', withCode('23514')],
     ['a missing table', withCode('42P01')],
     ['a syntax error', withCode('42601')],
+    ['a missing function (a migration not run)', withCode('42883')],
+    ['another object_not_in_prerequisite_state', withCode('55000', 'sequence is not yet defined')],
+    ['a raised exception', withCode('P0001')],
     ['a TypeError', new TypeError('Cannot read properties of undefined')],
     ['a string', 'ECONNREFUSED'],
     ['undefined', undefined],
@@ -46,5 +73,91 @@ describe('tryStore', () => {
   it('rethrows any other error', async () => {
     const bug = withCode('42601', 'syntax error at or near "SELEC"')
     await expect(tryStore(() => Promise.reject(bug))()).rejects.toBe(bug)
+  })
+})
+
+describe('classifyStoreError', () => {
+  it('asks for one more try on a deadlock or a serialization failure, also as a cause', () => {
+    expect(classifyStoreError(withCode('40P01'))).toBe('retry')
+    expect(classifyStoreError(new Error('wrapped', { cause: withCode('40001') }))).toBe('retry')
+    expect(classifyStoreError(withCode('57014'))).toBe('unavailable')
+    expect(classifyStoreError(withCode('23505'))).toBe('defect')
+  })
+})
+
+describe('isBrokenConnection', () => {
+  it('is true when the server never answered, or ended the session', () => {
+    expect(isBrokenConnection(new Error('Query read timeout'))).toBe(true)
+    expect(isBrokenConnection(new Error('Connection terminated unexpectedly'))).toBe(true)
+    expect(isBrokenConnection(withCode('ECONNRESET'))).toBe(true)
+    expect(isBrokenConnection(withCode('57P01'))).toBe(true)
+    expect(isBrokenConnection(withCode('08006'))).toBe(true)
+  })
+
+  it('is false when the server answered with an error: the connection is fine', () => {
+    for (const code of ['57014', '55P03', '25006', '40P01', '23505', '42601'])
+      expect(isBrokenConnection(withCode(code))).toBe(false)
+    expect(isBrokenConnection(new TypeError('a bug'))).toBe(false)
+  })
+})
+
+describe('tryStore, retrying and reporting', () => {
+  const reporting = () => {
+    const events: Array<UnavailableEvent> = []
+    return {
+      events,
+      options: { operation: 'pets.add', onUnavailable: (e: UnavailableEvent) => void events.push(e) },
+    }
+  }
+  const failingTimes = (n: number, error: unknown) => {
+    let calls = 0
+    const query = async () => {
+      calls++
+      if (calls <= n) throw error
+      return 'done'
+    }
+    return { query, calls: () => calls }
+  }
+
+  it('runs a statement once more after a deadlock, and reports nothing when that succeeds', async () => {
+    const { events, options } = reporting()
+    const { query, calls } = failingTimes(1, withCode('40P01', 'deadlock detected'))
+    expect(await tryStore(query, options)()).toEqual(E.right('done'))
+    expect(calls()).toBe(2)
+    expect(events).toEqual([])
+  })
+
+  it('answers StoreUnavailable after the second failure, reported once with the SQLSTATE', async () => {
+    const { events, options } = reporting()
+    const failure = withCode('40001', 'could not serialize access')
+    const { query, calls } = failingTimes(5, failure)
+    expect(await tryStore(query, options)()).toEqual(E.left(storeUnavailable(failure)))
+    expect(calls()).toBe(2)
+    expect(events).toEqual([{ operation: 'pets.add', sqlstate: '40001', retried: true, error: failure }])
+  })
+
+  it('reports each outage once, without a retry, and without a SQLSTATE when the server never answered', async () => {
+    const { events, options } = reporting()
+    const readOnly = withCode('25006', 'cannot execute INSERT in a read-only transaction')
+    const timeout = new Error('Query read timeout')
+    for (const error of [readOnly, timeout]) {
+      const { query, calls } = failingTimes(5, error)
+      expect(await tryStore(query, options)()).toEqual(E.left(storeUnavailable(error)))
+      expect(calls()).toBe(1)
+    }
+    expect(events).toEqual([
+      { operation: 'pets.add', sqlstate: '25006', retried: false, error: readOnly },
+      { operation: 'pets.add', retried: false, error: timeout },
+    ])
+  })
+
+  it('still answers StoreUnavailable when the reporter throws', async () => {
+    const outage = withCode('57P01')
+    const answer = await tryStore(() => Promise.reject(outage), {
+      onUnavailable: () => {
+        throw new Error('logger broke')
+      },
+    })()
+    expect(answer).toEqual(E.left(storeUnavailable(outage)))
   })
 })

@@ -1,37 +1,57 @@
 import { createServer, connect, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 
-type Mode = 'open' | 'cut' | 'stall' | 'pause'
+type Mode = 'open' | 'cut' | 'stall' | 'pause' | 'silent'
+
+/** One client connection and its way to the target; a dead link passes nothing, ever again. */
+type Link = { dead: boolean }
 
 /**
  * A TCP proxy on 127.0.0.1 that a test can cut (connections reset), stall (silence), pause (hold
- * every byte, losing none) and restore. Bytes are forwarded by hand, so a pause holds for sure.
+ * every byte, losing none), silence (a frozen host, an expired NAT entry) and restore. Bytes are
+ * forwarded by hand, so a pause holds for sure and a silence passes nothing.
  */
 export const startTcpProxy = async (target: { host: string; port: number }) => {
   let mode: Mode = 'open'
   const sockets = new Set<Socket>()
+  const links = new Set<Link>()
   const held: Array<() => void> = []
   const track = (socket: Socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => socket.destroy())
   }
-  // Forwards `from` to `to`; while paused, chunks wait in order and go on at restore.
-  const forward = (from: Socket, to: Socket) =>
+  // Forwards `from` to `to`; while paused, chunks wait in order and go on at restore; on a dead
+  // link they are dropped.
+  const forward = (link: Link, from: Socket, to: Socket) =>
     from.on('data', (chunk: Buffer) => {
-      if (mode === 'pause') held.push(() => to.write(chunk))
+      if (link.dead) return
+      if (mode === 'pause') held.push(() => link.dead || to.write(chunk))
       else to.write(chunk)
     })
-  const server = createServer((client) => {
+  // Half-open allowed, so that a closing peer on a dead link is not answered either: neither its
+  // FIN nor its reset reaches the other side. On a live link both pass, as they would.
+  const server = createServer({ allowHalfOpen: true }, (client) => {
     track(client)
     if (mode === 'cut') return client.destroy()
-    if (mode === 'stall') return // accepted, never answered
-    const upstream = connect(target.port, target.host)
+    const link: Link = { dead: mode === 'silent' }
+    if (mode === 'stall' || link.dead) {
+      // accepted, never answered
+      client.on('end', () => link.dead || client.end())
+      return
+    }
+    links.add(link)
+    const upstream = connect({ port: target.port, host: target.host, allowHalfOpen: true })
     track(upstream)
-    forward(client, upstream)
-    forward(upstream, client)
-    client.on('close', () => upstream.destroy())
-    upstream.on('close', () => client.destroy())
+    forward(link, client, upstream)
+    forward(link, upstream, client)
+    client.on('end', () => link.dead || upstream.end())
+    upstream.on('end', () => link.dead || client.end())
+    client.on('close', () => link.dead || upstream.destroy())
+    upstream.on('close', () => {
+      links.delete(link)
+      if (!link.dead) client.destroy()
+    })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
@@ -54,7 +74,19 @@ export const startTcpProxy = async (target: { host: string; port: number }) => {
     pause: () => {
       mode = 'pause'
     },
-    /** Lets traffic through again, first what a pause held. */
+    /**
+     * Nothing passes any more, either way, on every connection open now or opened before
+     * `restore`, and nothing ends them: their sockets stay open at both ends, as behind a host
+     * that froze or a NAT entry that expired. They stay dead after `restore`; only connections
+     * opened after it work.
+     */
+    silence: () => {
+      mode = 'silent'
+      held.length = 0
+      for (const link of links) link.dead = true
+      links.clear()
+    },
+    /** Lets traffic through again, first what a pause held; connections a silence killed stay dead. */
     restore: () => {
       mode = 'open'
       held.splice(0).forEach((send) => send())

@@ -4,6 +4,7 @@ import { createApiKeys } from './2026-11-22-0002-create-api-keys.js'
 import { createApiKeyUsage } from './2026-11-22-0003-create-api-key-usage.js'
 import { createIdempotencyRecords } from './2026-11-22-0004-create-idempotency-records.js'
 import { notifyApiKeyChanges } from './2026-11-22-0005-notify-api-key-changes.js'
+import { createPetOnce } from './2026-11-23-0006-create-pet-once.js'
 
 /**
  * Every migration, by name, in the order they run (kysely sorts the names). Forward only: a change
@@ -15,4 +16,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-22-0003-create-api-key-usage': createApiKeyUsage,
   '2026-11-22-0004-create-idempotency-records': createIdempotencyRecords,
   '2026-11-22-0005-notify-api-key-changes': notifyApiKeyChanges,
+  '2026-11-23-0006-create-pet-once': createPetOnce,
 }

@@ -7,7 +7,12 @@ import {
 import type { TestDatabase } from './provide-test-database.js'
 import { databaseUrl, dropDatabases, quoteIdent, withAdminClient } from './with-admin-client.js'
 
-/** Pool options for a fresh database; `empty` clones template0 instead, leaving it unmigrated. */
+const TEST_TIMEOUT_MS = 10_000
+
+/**
+ * Pool options for a fresh database; `empty` clones template0 instead, leaving it unmigrated. The
+ * connection, statement and lock timeouts are 10 s unless given.
+ */
 export type FreshDatabaseOptions = Omit<PostgresDatabaseOptions, 'connectionString'> & {
   readonly empty?: boolean
 }
@@ -31,7 +36,15 @@ export const openFreshDatabase = async (
     client.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`),
   )
   const url = databaseUrl(admin.url, name)
-  const database = createPostgresDatabase({ ...poolOptions, connectionString: url })
+  // Generous unless given: a test on a machine busy with other tests must not time out unless it
+  // is about time (the service's own defaults answer 503 within about 2 s).
+  const database = createPostgresDatabase({
+    connectionTimeoutMs: TEST_TIMEOUT_MS,
+    statementTimeoutMs: TEST_TIMEOUT_MS,
+    lockTimeoutMs: TEST_TIMEOUT_MS,
+    ...poolOptions,
+    connectionString: url,
+  })
   let closing: Promise<void> | undefined
   const close = async () => {
     try {

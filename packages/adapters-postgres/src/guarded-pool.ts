@@ -1,0 +1,180 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely'
+import type pg from 'pg'
+import { classifyStoreError, sqlstateOf } from './unavailable.js'
+
+// SQLSTATEs after which the server has closed the session: the connection is of no further use.
+const SESSION_ENDED = /^08[0-9A-Z]{3}$|^57P0[1-5]$|^25P03$/
+
+/**
+ * Tells whether a failed query leaves its connection unfit for another: the server never answered
+ * (pg's query timeout, a reset or closed socket), or it answered by ending the session. An error
+ * the server answered with (a statement timeout, a constraint) leaves a healthy connection.
+ */
+export const isBrokenConnection = (error: unknown): boolean => {
+  const sqlstate = sqlstateOf(error)
+  return sqlstate === undefined ? classifyStoreError(error) === 'unavailable' : SESSION_ENDED.test(sqlstate)
+}
+
+type Tracked = {
+  readonly client: pg.PoolClient
+  readonly wrapper: PostgresPoolClient
+  /** When the server last answered on this connection (or the connection was made), in ms. */
+  lastAnsweredAt: number
+  /** Set once a query broke the connection: it is then destroyed at its release. */
+  broken?: unknown
+}
+
+/** The kysely pool over a pg pool, and what it counts, for tests and metrics. */
+export type GuardedPool = PostgresPool & {
+  /** Connections destroyed because they broke or were presumed dead. */
+  readonly evictions: () => number
+}
+
+/**
+ * Destroys a pg client's socket (pg keeps it on `connection.stream`): a socket that went silent
+ * never answers the goodbye that `client.end()` sends.
+ */
+export const destroySocket = (client: pg.ClientBase): void =>
+  (client as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy()
+
+/** How the guarded pool bounds each query. */
+export type GuardOptions = {
+  /**
+   * How long a query may go unanswered before it fails with `Query read timeout` and its
+   * connection is destroyed; 0 (the default) for no limit of the guard's own.
+   */
+  readonly queryTimeoutMs?: number
+  /** A monotonic clock in ms; `performance.now` unless given. */
+  readonly now?: () => number
+}
+
+/** The error of a query that the server did not answer in time; its connection is destroyed. */
+export class QueryReadTimeoutError extends Error {
+  override readonly name = 'QueryReadTimeoutError'
+}
+
+/**
+ * Wraps a pg pool for kysely so that dead connections leave it, where kysely alone would hand them
+ * out again (it releases every client without an error, and pg keeps a client whose query timed
+ * out on its side):
+ *
+ * - a query unanswered after `queryTimeoutMs` fails at once. The timeout is decided only after
+ *   the input that already arrived has been read (`setImmediate` after the timer), so a process
+ *   that was busy for a while does not time out a query whose answer was waiting in its socket;
+ * - a connection whose query broke it (that timeout, a socket error, a session the server ended)
+ *   is released with that error, which makes pg destroy it;
+ * - such a failure also makes every connection that has not been answered since that query was
+ *   sent suspect: the path to the server may be gone for all of them (a network partition, a NAT
+ *   entry that expired), so each is destroyed when it is next checked out, and another one taken
+ *   or opened instead. A query never waits out a timeout on a connection that was already known to
+ *   be dead.
+ */
+export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPool => {
+  const now = options.now ?? (() => performance.now())
+  const queryTimeoutMs = options.queryTimeoutMs ?? 0
+  const tracked = new WeakMap<pg.PoolClient, Tracked>()
+  let suspectBefore = Number.NEGATIVE_INFINITY
+  let evictions = 0
+  // Every client connected and not yet removed, so that `end` can close what a silent path keeps.
+  const open = new Set<pg.Client>()
+  pool.on('connect', (client) => void open.add(client))
+  pool.on('remove', (client) => void open.delete(client))
+
+  const evict = (client: pg.PoolClient, reason: unknown) => {
+    evictions++
+    tracked.delete(client)
+    // With an error, pg removes the client from the pool and ends it.
+    client.release(reason instanceof Error ? reason : new Error(String(reason)))
+    destroySocket(client)
+  }
+
+  const query = (entry: Tracked, text: string, parameters: ReadonlyArray<unknown> | undefined) =>
+    new Promise<pg.QueryResult>((resolve, reject) => {
+      const sentAt = now()
+      let settled = false
+      const fail = (error: unknown) => {
+        if (isBrokenConnection(error)) {
+          entry.broken ??= error
+          suspectBefore = Math.max(suspectBefore, sentAt)
+        } else entry.lastAnsweredAt = now()
+        reject(error)
+      }
+      const timer =
+        queryTimeoutMs > 0
+          ? setTimeout(
+              () =>
+                setImmediate(() => {
+                  if (settled) return
+                  settled = true
+                  fail(
+                    new QueryReadTimeoutError(
+                      `Query read timeout: PostgreSQL did not answer within ${queryTimeoutMs} ms; the connection is destroyed`,
+                    ),
+                  )
+                }),
+              queryTimeoutMs,
+            )
+          : undefined
+      Promise.resolve()
+        .then(() => entry.client.query(text, parameters as Array<unknown>))
+        .then(
+          (result) => {
+            clearTimeout(timer)
+            if (settled) return
+            settled = true
+            entry.lastAnsweredAt = now()
+            resolve(result)
+          },
+          (error: unknown) => {
+            clearTimeout(timer)
+            if (settled) return
+            settled = true
+            fail(error)
+          },
+        )
+    })
+
+  const track = (client: pg.PoolClient): Tracked => {
+    const known = tracked.get(client)
+    if (known !== undefined) return known
+    const entry: Tracked = {
+      client,
+      lastAnsweredAt: now(),
+      wrapper: {
+        query: ((text: unknown, parameters?: ReadonlyArray<unknown>) =>
+          // A cursor (kysely's streaming) goes through untouched.
+          typeof text === 'string'
+            ? query(entry, text, parameters)
+            : client.query(text as pg.Submittable)) as unknown as PostgresPoolClient['query'],
+        release: () => {
+          if (entry.broken === undefined) client.release()
+          else evict(client, entry.broken)
+        },
+      },
+    }
+    tracked.set(client, entry)
+    return entry
+  }
+
+  return {
+    connect: async () => {
+      // Each turn either returns or destroys one idle connection, so this ends: at worst with a
+      // connection opened now.
+      for (;;) {
+        const entry = track(await pool.connect())
+        if (entry.lastAnsweredAt >= suspectBefore) return entry.wrapper
+        evict(entry.client, new Error('presumed dead: not answered since another connection broke'))
+      }
+    },
+    end: async () => {
+      await pool.end()
+      // pg ends each client with a goodbye; one whose path went silent never answers it, and its
+      // socket would stay open for good.
+      // Unreferenced: it keeps no process alive that a silent socket does not keep alive anyway.
+      const left = [...open]
+      if (left.length > 0)
+        setTimeout(() => left.filter((client) => open.has(client)).forEach(destroySocket), 1000).unref()
+    },
+    evictions: () => evictions,
+  }
+}

@@ -1,0 +1,94 @@
+import type { PageCursor } from '@pets/domain'
+import { run, runLeft } from '@pets/domain/testing'
+import { sql } from 'kysely'
+import { describe, expect, it } from 'vitest'
+import { createPostgresDatabase, createPostgresPetRepository, tryStore } from '../src/index.js'
+import { startSilentProxy } from './support/silent-proxy.js'
+import { useFreshDatabases } from './support/use-fresh-databases.js'
+
+const everything = { limit: 100, after: 0 as PageCursor }
+
+describe('dead connections leave the pool', () => {
+  const { open, track } = useFreshDatabases()
+
+  it('fails fast on a silent path, and serves the first query after the path returns without waiting on a dead connection', async () => {
+    const fresh = await open()
+    const target = new URL(fresh.url)
+    const proxy = await startSilentProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    track(proxy)
+    // The client gives up 250 ms after the statement timeout: 1.25 s.
+    const behind = createPostgresDatabase({
+      connectionString: proxy.through(fresh.url),
+      statementTimeoutMs: 1000,
+      connectionTimeoutMs: 1000,
+      poolSize: 4,
+    })
+    track(behind)
+    const repo = createPostgresPetRepository(behind.db)
+    // Four connections in the pool, each answered: four queries at once, each held a moment.
+    const pid = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`
+    const before = await Promise.all(
+      [1, 2, 3, 4].map(async () => (await pid.execute(behind.db)).rows[0]!.pid),
+    )
+    expect(new Set(before).size).toBe(4)
+
+    proxy.silence()
+    const silentAt = performance.now()
+    expect(await runLeft(repo.list(everything))).toMatchObject({
+      _tag: 'StoreUnavailable',
+      cause: { name: 'QueryReadTimeoutError' },
+    })
+    expect(performance.now() - silentAt).toBeLessThan(2000)
+
+    proxy.restore()
+    const backAt = performance.now()
+    expect(await run(repo.list(everything))).toEqual([])
+    // Well under the 1.25 s a dead connection would have cost: the three idle ones, unanswered
+    // since the failed query was sent, were destroyed at checkout instead of being used.
+    expect(performance.now() - backAt).toBeLessThan(800)
+    expect(behind.evictions()).toBe(4)
+    const after = (await pid.execute(behind.db)).rows[0]!.pid
+    expect(before).not.toContain(after)
+    expect(behind.pool.totalCount).toBe(1)
+  })
+
+  it('destroys a connection whose query timed out on the client, and never hands it out again', async () => {
+    // No server-side statement timeout: only the client's ends the wait.
+    const { db, pool, evictions } = await open({ statementTimeoutMs: 200, sendSessionSettings: false })
+    const first = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)).rows[0]!.pid
+    const slow = await tryStore(() => sql`SELECT pg_sleep(3)`.execute(db))()
+    expect(slow).toMatchObject({ _tag: 'Left', left: { cause: { name: 'QueryReadTimeoutError' } } })
+    expect(evictions()).toBe(1)
+    expect(pool.totalCount).toBe(0)
+    const next = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)).rows[0]!.pid
+    expect(next).not.toBe(first)
+  })
+
+  it('keeps a connection whose statement the server cancelled: it answered, so it is alive', async () => {
+    const { db, evictions } = await open({ statementTimeoutMs: 200 })
+    const first = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)).rows[0]!.pid
+    const slow = await tryStore(() => sql`SELECT pg_sleep(3)`.execute(db))()
+    expect(slow).toMatchObject({ _tag: 'Left', left: { cause: { code: '57014' } } })
+    const next = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)).rows[0]!.pid
+    expect(next).toBe(first)
+    expect(evictions()).toBe(0)
+  })
+
+  it('answers StoreUnavailable within the connect timeout when a new connection goes unanswered', async () => {
+    const fresh = await open()
+    const target = new URL(fresh.url)
+    const proxy = await startSilentProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    track(proxy)
+    proxy.silence()
+    const nowhere = createPostgresDatabase({
+      connectionString: proxy.through(fresh.url),
+      connectionTimeoutMs: 300,
+    })
+    track(nowhere)
+    const startedAt = performance.now()
+    expect(await runLeft(createPostgresPetRepository(nowhere.db).list(everything))).toMatchObject({
+      _tag: 'StoreUnavailable',
+    })
+    expect(performance.now() - startedAt).toBeLessThan(1000)
+  })
+})
