@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { parseKeyEntry } from './environment-keys.js'
 
 /** The environments APP_ENV may name. */
 export const APP_ENVS = ['development', 'staging', 'production'] as const
@@ -22,8 +23,19 @@ export type StorageConfig =
        */
       readonly directUrl?: string
       readonly poolSize: number
+      /** DATABASE_CONNECT_TIMEOUT_MS: how long a call waits for a connection, pooled or new. */
       readonly connectionTimeoutMs: number
+      /** DATABASE_STATEMENT_TIMEOUT_MS: how long a statement may run (the client waits 250 ms more). */
       readonly statementTimeoutMs: number
+      /** DATABASE_LOCK_TIMEOUT_MS: how long a statement waits for a lock; 0 for no limit. */
+      readonly lockTimeoutMs: number
+      /** DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: how long a session may idle in a transaction; 0 for no limit. */
+      readonly idleInTransactionTimeoutMs: number
+      /**
+       * Whose clock dates the Idempotency-Key records: the database's, unless CLOCK_NOW moved the
+       * service's clock on purpose (then the service's, so that the 24 hours can be tried).
+       */
+      readonly idempotencyClock: 'database' | 'service'
       readonly migrateOnStart: boolean
     }
 
@@ -34,8 +46,13 @@ export type AppConfig = {
   readonly port: number
   /** Where clients reach /v1, for Location and Link; unset: http://HOST:PORT/v1 of the bound port. */
   readonly publicBaseUrl?: string
-  /** API keys from API_KEYS; in development, when unset, one is generated at start. */
+  /**
+   * The entries of API_KEYS, each `KEY` or `NAME:KEY` (environmentKeys reads them); in
+   * development, when unset, one key is generated at start.
+   */
   readonly apiKeys: ReadonlyArray<string>
+  /** API_KEY_ID_SECRET: what the ids of unnamed keys of API_KEYS are derived under (environmentKeys). */
+  readonly apiKeyIdSecret?: string
   readonly generateApiKey: boolean
   readonly logLevel: LogLevel
   readonly logFormat: 'json' | 'pretty'
@@ -53,12 +70,30 @@ export type AppConfig = {
   readonly webConcurrency: number
   /** Requests per second and burst allowed to each API key, in each process; none when unset. */
   readonly rateLimit?: RateLimitConfig
+  /**
+   * Requests with a key that is not valid, per client address: AUTH_FAILURE_LIMIT_*; unset:
+   * AUTH_FAILURE_LIMIT_DEFAULT.
+   */
+  readonly authFailureLimit?: RateLimitConfig
+  /** TRUST_PROXY: how many proxies in front append to X-Forwarded-For; unset: none, the header ignored. */
+  readonly trustedProxies?: number
+  /** METRICS_PORT: /metrics (with /healthz and /readyz) on a listener of its own, and not on PORT. */
+  readonly metricsPort?: number
   /** How often the records of Idempotency-Keys older than 24 hours are removed. */
   readonly idempotencyCleanupMs: number
 }
 
 /** A token bucket per API key: `burst` requests at once, refilled at `perSecond`. */
 export type RateLimitConfig = { readonly perSecond: number; readonly burst: number }
+
+/**
+ * Per client address, 20 requests with a key that is not valid at once, then one a second: a
+ * client with a wrong key learns it long before, and a stranger's guesses cost no lookup past it.
+ */
+export const AUTH_FAILURE_LIMIT_DEFAULT: RateLimitConfig = { perSecond: 1, burst: 20 }
+
+/** The shortest key, and API_KEY_ID_SECRET, production accepts: 32 characters (~190 bits as base64url). */
+export const MIN_SECRET_LENGTH = 32
 
 /** What loadConfig needs to know about the process besides its environment. */
 export type ConfigContext = {
@@ -163,6 +198,16 @@ const apiKeyList = new t.Type<ReadonlyArray<string>, string, unknown>(
   (keys) => keys.join(','),
 )
 
+const secret = new t.Type<string, string, unknown>(
+  'Secret',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && u.length >= MIN_SECRET_LENGTH && /^[\x21-\x7E]+$/.test(u)
+      ? t.success(u)
+      : t.failure(u, c, `must be at least ${MIN_SECRET_LENGTH} visible ASCII characters`),
+  String,
+)
+
 // A field that is left out, rather than undefined, when there is no value.
 const optionalField = <K extends string, A>(key: K, value: A | undefined): { [P in K]?: A } =>
   (value === undefined ? {} : { [key]: value }) as { [P in K]?: A }
@@ -192,6 +237,11 @@ export const loadConfig = (
   const port = read('PORT', integer(0, 65535), 3000)
   const publicBaseUrl = optional('PUBLIC_BASE_URL', httpUrl)
   const apiKeys = optional('API_KEYS', apiKeyList)
+  const apiKeyIdSecret = optional('API_KEY_ID_SECRET', secret)
+  const trustedProxies = read('TRUST_PROXY', integer(0, 16), 0)
+  const metricsPort = optional('METRICS_PORT', integer(0, 65535))
+  const authFailuresPerSecond = optional('AUTH_FAILURE_LIMIT_PER_SECOND', rate)
+  const authFailureBurst = optional('AUTH_FAILURE_LIMIT_BURST', integer(1, 1_000_000))
   const logLevel = read('LOG_LEVEL', oneOf(LOG_LEVELS), 'info')
   const logFormat = read(
     'LOG_FORMAT',
@@ -209,8 +259,17 @@ export const loadConfig = (
           url: databaseUrl ?? '',
           ...optionalField('directUrl', optional('DATABASE_DIRECT_URL', postgresUrl)),
           poolSize: read('DATABASE_POOL_SIZE', integer(1, 1000), 10),
-          connectionTimeoutMs: read('DATABASE_CONNECT_TIMEOUT_MS', integer(1, 600000), 2000),
-          statementTimeoutMs: read('DATABASE_STATEMENT_TIMEOUT_MS', integer(1, 600000), 5000),
+          // Sized for queries that are index lookups of well under a millisecond: a request that
+          // cannot reach the database answers 503 within about 2 s (README, "Operating").
+          connectionTimeoutMs: read('DATABASE_CONNECT_TIMEOUT_MS', integer(1, 600000), 1000),
+          statementTimeoutMs: read('DATABASE_STATEMENT_TIMEOUT_MS', integer(1, 600000), 750),
+          lockTimeoutMs: read('DATABASE_LOCK_TIMEOUT_MS', integer(0, 600000), 500),
+          idleInTransactionTimeoutMs: read(
+            'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS',
+            integer(0, 600000),
+            2000,
+          ),
+          idempotencyClock: clockNow === undefined ? 'database' : 'service',
           migrateOnStart: read('MIGRATE_ON_START', boolean, 'true') === 'true',
         }
   // CONTRACT: the delay is the time a load balancer needs to see /readyz turn 503.
@@ -226,6 +285,23 @@ export const loadConfig = (
   if (storage.kind === 'postgres' && storage.url === '') problems.push('STORAGE=postgres needs DATABASE_URL')
   if (rateBurst !== undefined && ratePerSecond === undefined)
     problems.push('RATE_LIMIT_BURST needs RATE_LIMIT_PER_SECOND')
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port)
+    problems.push('METRICS_PORT must differ from PORT: /metrics is served there instead of on PORT')
+  // Never which key: the position of each entry that is wrong.
+  const unreadable = (apiKeys ?? []).flatMap((entry, i) =>
+    parseKeyEntry(entry) === undefined ? [i + 1] : [],
+  )
+  if (unreadable.length > 0)
+    problems.push(
+      `API_KEYS entries must each be KEY or NAME:KEY, NAME a letter then letters, digits, _ or - ` +
+        `(a key with a colon of its own needs a name in front); not so: ${unreadable.join(', ')}`,
+    )
+  const names = (apiKeys ?? []).flatMap((entry) => parseKeyEntry(entry)?.name ?? [])
+  const twice = names.filter((name, i) => names.indexOf(name) !== i)
+  if (twice.length > 0)
+    problems.push(
+      `API_KEYS names more than one key ${[...new Set(twice)].join(', ')}: a name is an id, one key each`,
+    )
   if (webConcurrency > 1 && storage.kind === 'memory')
     problems.push(
       'WEB_CONCURRENCY above 1 needs PostgreSQL: each worker would keep pets of its own in memory',
@@ -237,6 +313,22 @@ export const loadConfig = (
     if (storage.kind !== 'postgres' && apiKeys === undefined)
       problems.push('APP_ENV=production needs at least one API key: set API_KEYS')
     if (clockNow !== undefined) problems.push('CLOCK_NOW is refused in production')
+    // Never which key: the position of each entry that is too short.
+    const short = (apiKeys ?? []).flatMap((entry, i) => {
+      const parsed = parseKeyEntry(entry)
+      return parsed !== undefined && parsed.key.length < MIN_SECRET_LENGTH ? [i + 1] : []
+    })
+    if (short.length > 0)
+      problems.push(
+        `API_KEYS: in production every key must have at least ${MIN_SECRET_LENGTH} characters ` +
+          `(${short.length === 1 ? 'entry' : 'entries'} ${short.join(', ')} ${short.length === 1 ? 'has' : 'have'} fewer)`,
+      )
+    const unnamed = (apiKeys ?? []).some((entry) => parseKeyEntry(entry)?.name === undefined)
+    if (unnamed && apiKeyIdSecret === undefined)
+      problems.push(
+        'API_KEYS: in production a key without a name needs API_KEY_ID_SECRET, from which its public id is ' +
+          'derived; set it, or name each key (NAME:KEY)',
+      )
   }
   if (problems.length > 0) return E.left(problems)
   return E.right({
@@ -249,6 +341,17 @@ export const loadConfig = (
     logLevel,
     logFormat,
     ...(clockNow === undefined ? {} : { clockNow }),
+    ...optionalField('apiKeyIdSecret', apiKeyIdSecret),
+    ...(trustedProxies === 0 ? {} : { trustedProxies }),
+    ...optionalField('metricsPort', metricsPort),
+    ...(authFailuresPerSecond === undefined && authFailureBurst === undefined
+      ? {}
+      : {
+          authFailureLimit: {
+            perSecond: authFailuresPerSecond ?? AUTH_FAILURE_LIMIT_DEFAULT.perSecond,
+            burst: authFailureBurst ?? AUTH_FAILURE_LIMIT_DEFAULT.burst,
+          },
+        }),
     storage,
     shutdownDelayMs,
     shutdownGraceMs,

@@ -47,7 +47,7 @@ export const buildContainer = (
     useFactory: instanceCachingFactory((c) =>
       // CONTRACT: API_KEYS works beside the stored keys, as digests in memory.
       anyAuthenticator(
-        createMemoryApiKeyStore({ keys: environmentKeys(config.apiKeys) }),
+        createMemoryApiKeyStore({ keys: environmentKeys(config.apiKeys, config.apiKeyIdSecret) }),
         resolve(c, StorageToken).apiKeys,
       ),
     ),

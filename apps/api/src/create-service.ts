@@ -1,5 +1,6 @@
 import {
   createHttpApp,
+  createOperationsApp,
   createTokenBucketRateLimiter,
   DEPRECATED_OPERATIONS,
   type MetricsPage,
@@ -9,12 +10,14 @@ import { createUseCases, type ApiKeyStore } from '@pets/domain'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type Koa from 'koa'
 import { apiServers } from './api-servers.js'
-import { defaultPublicBaseUrl, type AppConfig } from './config.js'
+import { AUTH_FAILURE_LIMIT_DEFAULT, defaultPublicBaseUrl, type AppConfig } from './config.js'
 import { buildContainer, resolve, type ContainerOverrides } from './container.js'
 import { startIdempotencyCleanup } from './idempotency-cleanup.js'
 import { createLifecycle, type Lifecycle } from './lifecycle.js'
 import { createLogger, httpLoggerOf, type Logger } from './logger.js'
+import { rememberUnknownKeys } from './remember-unknown-keys.js'
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js'
+import { sharedCheck } from './shared-check.js'
 import { openStorage } from './storage/open-storage.js'
 import { AuthenticatorToken, ClockToken, StorageToken } from './tokens.js'
 import { createUsageCounter, type UsageCounter } from './usage-counter.js'
@@ -22,6 +25,11 @@ import { createUsageCounter, type UsageCounter } from './usage-counter.js'
 /** The service, wired and ready to serve, not yet listening. */
 export type AnimalStoreService = {
   readonly app: Koa
+  /**
+   * With METRICS_PORT: `/metrics`, `/healthz` and `/readyz` alone, for a listener of their own
+   * (`app` then has no `/metrics`); none without it.
+   */
+  readonly operationsApp?: Koa
   readonly logger: Logger
   /** Where keys issued with `keys create` live. */
   readonly apiKeys: ApiKeyStore
@@ -47,6 +55,17 @@ export type ServiceOptions = ContainerOverrides & {
 }
 
 const shuttingDown: ShuttingDown = { _tag: 'ShuttingDown' }
+
+/** `/readyz` asks the store at most this often, whatever the rate of probes (sharedCheck). */
+export const READY_CHECK_EVERY_MS = 1_000
+/** Client addresses the limit on keys that are not valid keeps at most: strangers choose them. */
+const AUTH_FAILURE_ADDRESSES = 100_000
+
+// The PostgreSQL key store says whether it checks keys in memory right now; others always do.
+const looksKeysUp = (apiKeys: ApiKeyStore): (() => boolean) => {
+  const { servingFromMemory } = apiKeys as { servingFromMemory?: unknown }
+  return typeof servingFromMemory === 'function' ? () => servingFromMemory() !== true : () => false
+}
 
 /**
  * Builds the whole service from a configuration object: no environment, no tsyringe to know
@@ -86,27 +105,54 @@ export const createService = async (
     })
     closers.push(cleanup.close, async () => c.dispose())
 
+    // One look at the store a second at most, shared by every probe meanwhile.
+    const storeReady = sharedCheck(storage.health.check, { everyMs: READY_CHECK_EVERY_MS })
+    const httpLogger = httpLoggerOf(logger)
+    const operations = {
+      // CONTRACT: /readyz answers 503 from the moment shutdown begins, whatever the store says.
+      ready: () => (lifecycle.draining() ? TE.left(shuttingDown) : storeReady()),
+      metrics: options.metricsPage?.(metrics) ?? metrics.page,
+      observe: (request: Parameters<ServiceMetrics['observe']>[0]) => {
+        metrics.observe(request)
+        if (request.apiKeyId !== null && request.operation !== null)
+          usage.count(request.apiKeyId, request.operation)
+      },
+    }
     const app = createHttpApp({
       useCases,
-      authenticator: resolve(c, AuthenticatorToken),
+      // While stored keys are looked up by a query, a key just found unknown is not asked again.
+      authenticator: rememberUnknownKeys(resolve(c, AuthenticatorToken), {
+        lookingUp: looksKeysUp(storage.apiKeys),
+      }),
       ...(config.rateLimit === undefined
         ? {}
         : { rateLimiter: createTokenBucketRateLimiter(config.rateLimit) }),
+      authFailureLimiter: createTokenBucketRateLimiter({
+        ...(config.authFailureLimit ?? AUTH_FAILURE_LIMIT_DEFAULT),
+        maxKeys: AUTH_FAILURE_ADDRESSES,
+      }),
+      trustedProxies: config.trustedProxies ?? 0,
       publicBaseUrl: config.publicBaseUrl ?? defaultPublicBaseUrl(config),
       servers: apiServers(config),
-      logger: httpLoggerOf(logger),
-      operations: {
-        // CONTRACT: /readyz answers 503 from the moment shutdown begins, whatever the store says.
-        ready: () => (lifecycle.draining() ? TE.left(shuttingDown) : storage.health.check()),
-        metrics: options.metricsPage?.(metrics) ?? metrics.page,
-        observe: (request) => {
-          metrics.observe(request)
-          if (request.apiKeyId !== null && request.operation !== null)
-            usage.count(request.apiKeyId, request.operation)
-        },
-      },
+      logger: httpLogger,
+      // With METRICS_PORT, /metrics is not on the public listener at all: 404 there.
+      operations:
+        config.metricsPort === undefined
+          ? operations
+          : { ready: operations.ready, observe: operations.observe },
     })
-    return { app, logger, apiKeys: storage.apiKeys, lifecycle, metrics, usage, close }
+    const operationsApp =
+      config.metricsPort === undefined ? undefined : createOperationsApp({ operations, logger: httpLogger })
+    return {
+      app,
+      ...(operationsApp === undefined ? {} : { operationsApp }),
+      logger,
+      apiKeys: storage.apiKeys,
+      lifecycle,
+      metrics,
+      usage,
+      close,
+    }
   } catch (error) {
     await close()
     throw error

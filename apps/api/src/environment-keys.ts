@@ -1,14 +1,54 @@
-import { sha256Hex, type KnownApiKey } from '@pets/adapters-memory'
+import type { KnownApiKey } from '@pets/adapters-memory'
+import { createHmac } from 'node:crypto'
 
 /**
- * The id of a key from API_KEYS: derived from its digest, not its position, so that reordering
- * API_KEYS, or giving processes their keys in another order, keeps each key's idempotency records
- * and usage counts its own. Twelve hex digits of SHA-256 say nothing useful about a real key.
+ * What may name a key of API_KEYS (`NAME:KEY`): a letter, then letters, digits, `_` or `-`, 64 at
+ * most. A name starts with a letter so that its id (`env-NAME`) is never a numbered one (`env-3`).
  */
-export const environmentKeyId = (key: string): string => `env-${sha256Hex(key).slice(0, 12)}`
+export const KEY_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
 
-/** The keys of API_KEYS as the in-memory key store takes them. */
+/** One entry of API_KEYS: the key, and its name when the entry gave one. */
+export type EnvironmentKeyEntry = { readonly key: string; readonly name?: string }
+
+/**
+ * Reads one entry of API_KEYS: `NAME:KEY` when it holds a colon, else a bare `KEY`. Undefined when
+ * the part before the first colon is no name (KEY_NAME): a key with a colon of its own needs a name
+ * in front of it. Never says which part was wrong: the entry is a secret.
+ */
+export const parseKeyEntry = (entry: string): EnvironmentKeyEntry | undefined => {
+  const colon = entry.indexOf(':')
+  if (colon === -1) return { key: entry }
+  const name = entry.slice(0, colon)
+  const key = entry.slice(colon + 1)
+  return KEY_NAME.test(name) && key !== '' ? { key, name } : undefined
+}
+
+/**
+ * The id of an unnamed key of API_KEYS under API_KEY_ID_SECRET: `env-` and twelve hex digits of
+ * HMAC-SHA256(secret, key). Without the secret, the id tells nothing about the key, not even to a
+ * dictionary of short keys; with it, a key keeps its id wherever it is in the list.
+ */
+export const environmentKeyId = (key: string, secret: string): string =>
+  `env-${createHmac('sha256', secret).update(key, 'utf8').digest('hex').slice(0, 12)}`
+
+/**
+ * The keys of API_KEYS as the in-memory key store takes them, each with an id that is public (it
+ * is a label of `/metrics`, in log lines and in database rows) and so never derived from the key
+ * alone:
+ * - `NAME:KEY`: the id is `env-NAME`, the name NAME;
+ * - `KEY` with API_KEY_ID_SECRET: `env-` and an HMAC of the key under the secret (environmentKeyId);
+ * - `KEY` without it (refused in production): `env-` and the entry's place in the list, from 1.
+ * Entries that are not valid (parseKeyEntry) are left out: loadConfig has refused them already.
+ */
 export const environmentKeys = (
-  keys: ReadonlyArray<string>,
+  entries: ReadonlyArray<string>,
+  secret?: string,
 ): ReadonlyArray<KnownApiKey & { readonly id: string }> =>
-  keys.map((key, i) => ({ key, name: `API_KEYS #${i + 1}`, id: environmentKeyId(key) }))
+  entries.flatMap((entry, i) => {
+    const parsed = parseKeyEntry(entry)
+    if (parsed === undefined) return []
+    const { key, name } = parsed
+    if (name !== undefined) return [{ key, name, id: `env-${name}` }]
+    const id = secret === undefined ? `env-${i + 1}` : environmentKeyId(key, secret)
+    return [{ key, name: `API_KEYS #${i + 1}`, id }]
+  })

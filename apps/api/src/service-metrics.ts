@@ -44,6 +44,14 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   })
+  // Apart from the answered ones: a client that went away is no error of the service, and must not
+  // raise its error rate (or its latency) in a dashboard or an alert.
+  const aborted = new Counter({
+    name: 'http_requests_aborted_total',
+    help: 'Requests whose client went away before the answer, by method and route template: not answered, not counted above.',
+    labelNames: ['method', 'route'] as const,
+    registers,
+  })
   const deprecated = new Counter({
     name: 'deprecated_operation_calls_total',
     help: 'Calls of deprecated operations, by operation id and API key id: who must move before the sunset.',
@@ -87,7 +95,11 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
   // labels on every call. Bounded: node knows few methods, and routes and statuses are the service's.
   const series = new Map<
     string,
-    { readonly answered: Counter.Internal; readonly took: Histogram.Internal<string> }
+    {
+      readonly answered: Counter.Internal
+      readonly took: Histogram.Internal<string>
+      readonly abandoned: Counter.Internal
+    }
   >()
   const seriesOf = (method: string, route: string, status: number) => {
     const key = `${method} ${route} ${status}`
@@ -96,6 +108,7 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
       found = {
         answered: requests.labels(method, route, String(status)),
         took: duration.labels(method, route),
+        abandoned: aborted.labels(method, route),
       }
       series.set(key, found)
     }
@@ -104,11 +117,15 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
 
   return {
     registry,
-    observe: ({ method, route, status, durationMs, operation, apiKeyId }) => {
-      // "none": the request matched no route (or was refused before routing, as a 401 is).
-      const { answered, took } = seriesOf(method, route ?? 'none', status)
-      answered.inc()
-      took.observe(durationMs / 1000)
+    observe: ({ method, route, status, durationMs, operation, apiKeyId, aborted: gone }) => {
+      // "none": the request matched no route (or was refused before routing, as a 401 is). Never
+      // the path: strangers choose it, and each would be a series of its own.
+      const { answered, took, abandoned } = seriesOf(method, route ?? 'none', status)
+      if (gone) abandoned.inc()
+      else {
+        answered.inc()
+        took.observe(durationMs / 1000)
+      }
       if (operation !== null && apiKeyId !== null && deprecatedOperations.has(operation))
         deprecated.inc({ operation, key_id: apiKeyId })
     },

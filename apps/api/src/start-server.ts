@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import type { AppConfig } from './config.js'
 import { defaultPublicBaseUrl } from './config.js'
 import type { AnimalStoreService } from './create-service.js'
+import { createLogger } from './logger.js'
 
 /** How a stop ended: everything finished within the grace, or the grace ran out. */
 export type StopOutcome = 'clean' | 'grace-exceeded'
@@ -16,6 +17,8 @@ export type RunningServer = {
   readonly url: string
   /** What the service writes in Location and Link headers. */
   readonly publicBaseUrl: string
+  /** With METRICS_PORT: where `/metrics` listens, such as http://127.0.0.1:9464. */
+  readonly metricsUrl?: string
   /**
    * Shuts down as CONTRACT.md says: /readyz 503 at once, requests served for SHUTDOWN_DELAY_MS,
    * then the listener and idle connections closed, in-flight requests given SHUTDOWN_GRACE_MS to
@@ -27,6 +30,20 @@ export type RunningServer = {
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+const listen = (server: Server, port: number, host: string) =>
+  new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+
+const urlOf = (server: Server) => {
+  const { address, port } = server.address() as AddressInfo
+  return defaultPublicBaseUrl({ host: address, port }).replace(/\/v1$/, '')
+}
 
 /**
  * Listens on the configured host and port, then builds the service with the public base URL
@@ -68,25 +85,45 @@ export const startServer = async (
   server.keepAliveTimeout = 5_000
   // A request node's parser refuses (headers over maxHeaderSize, bad syntax) gets an Error body too.
   server.on('clientError', answerClientError)
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(config.port, config.host, () => resolve())
-  })
-  const { address, port } = server.address() as AddressInfo
-  const url = defaultPublicBaseUrl({ host: address, port }).replace(/\/v1$/, '')
+  await listen(server, config.port, config.host)
+  // From now on an error of the server (such as EMFILE when a connection cannot be accepted) is
+  // logged, and the server goes on serving: without a listener, the next one would end the process.
+  let service: AnimalStoreService | undefined
+  let early: ReturnType<typeof createLogger> | undefined
+  const onServerError = (error: Error) =>
+    (service?.logger ?? (early ??= createLogger(config))).error(
+      { err: error },
+      'the HTTP server reported an error; it goes on serving',
+    )
+  server.on('error', onServerError)
+  const { port } = server.address() as AddressInfo
+  const url = urlOf(server)
   const publicBaseUrl = config.publicBaseUrl ?? defaultPublicBaseUrl({ host: config.host, port })
-  let service: AnimalStoreService
+  let metricsServer: Server | undefined
   try {
     service = await build({ ...config, publicBaseUrl })
+    // METRICS_PORT: /metrics on a listener of its own, which only monitoring should reach.
+    if (service.operationsApp !== undefined && config.metricsPort !== undefined) {
+      metricsServer = createServer(
+        { headersTimeout: 10_000, requestTimeout: 30_000 },
+        service.operationsApp.callback(),
+      )
+      metricsServer.on('clientError', answerClientError)
+      await listen(metricsServer, config.metricsPort, config.host)
+      metricsServer.on('error', onServerError)
+    }
   } catch (error) {
     server.close()
+    metricsServer?.close()
+    if (service !== undefined) await service.close()
     throw error
   }
-  ready(service.app.callback())
+  const running = service
+  ready(running.app.callback())
 
   const shutDown = async (): Promise<StopOutcome> => {
     draining = true
-    service.lifecycle.drain()
+    running.lifecycle.drain()
     for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close')
     await wait(config.shutdownDelayMs)
 
@@ -94,6 +131,9 @@ export const startServer = async (
     for (const res of inFlight) res.once('finish', () => setImmediate(() => server.closeIdleConnections()))
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
     server.closeIdleConnections()
+    // Scrapes have nothing to wait for: their listener closes with the public one.
+    metricsServer?.close()
+    metricsServer?.closeAllConnections()
     let timer: NodeJS.Timeout | undefined
     const graceOver = new Promise<'grace-exceeded'>((resolve) => {
       timer = setTimeout(() => resolve('grace-exceeded'), config.shutdownGraceMs)
@@ -102,12 +142,19 @@ export const startServer = async (
       const drained = await Promise.race([closed.then(() => 'clean' as const), graceOver])
       if (drained === 'grace-exceeded') server.closeAllConnections()
       // Writing the last usage counts and closing the pool must fit in the same grace.
-      const released = await Promise.race([service.close().then(() => 'clean' as const), graceOver])
+      const released = await Promise.race([running.close().then(() => 'clean' as const), graceOver])
       return drained === 'clean' && released === 'clean' ? 'clean' : 'grace-exceeded'
     } finally {
       clearTimeout(timer)
     }
   }
   let stopping: Promise<StopOutcome> | undefined
-  return { server, service, url, publicBaseUrl, stop: () => (stopping ??= shutDown()) }
+  return {
+    server,
+    service: running,
+    url,
+    publicBaseUrl,
+    ...(metricsServer === undefined ? {} : { metricsUrl: urlOf(metricsServer) }),
+    stop: () => (stopping ??= shutDown()),
+  }
 }

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 
 const load = (env: Record<string, string>) => loadConfig(env)
+// A key production accepts: 32 characters at least (config-hostile.test.ts).
+const LONG_KEY = 'k'.repeat(32)
 const problems = (env: Record<string, string>) => {
   const result = load(env)
   if (E.isRight(result)) throw new Error('expected the configuration to be refused')
@@ -84,7 +86,9 @@ describe('configuration from the environment', () => {
   })
 
   it('refuses production without PostgreSQL, and CLOCK_NOW in production', () => {
-    expect(problems({ APP_ENV: 'production', API_KEYS: 'k', CLOCK_NOW: '2030-01-01T00:00:00Z' })).toEqual([
+    expect(
+      problems({ APP_ENV: 'production', API_KEYS: `billing:${LONG_KEY}`, CLOCK_NOW: '2030-01-01T00:00:00Z' }),
+    ).toEqual([
       'APP_ENV=production needs PostgreSQL: set DATABASE_URL (and not STORAGE=memory)',
       'CLOCK_NOW is refused in production',
     ])
@@ -109,7 +113,9 @@ describe('configuration from the environment', () => {
     expect(config({}).shutdownDelayMs).toBe(0)
     expect(config({ APP_ENV: 'staging' }).shutdownDelayMs).toBe(5000)
     const url = 'postgres://db/animals'
-    expect(config({ APP_ENV: 'production', DATABASE_URL: url, API_KEYS: 'k' }).shutdownDelayMs).toBe(5000)
+    expect(
+      config({ APP_ENV: 'production', DATABASE_URL: url, API_KEYS: `billing:${LONG_KEY}` }).shutdownDelayMs,
+    ).toBe(5000)
     expect(config({ APP_ENV: 'staging', SHUTDOWN_DELAY_MS: '0' }).shutdownDelayMs).toBe(0)
   })
 
@@ -171,8 +177,11 @@ describe('configuration from the environment', () => {
       kind: 'postgres',
       url,
       poolSize: 10,
-      connectionTimeoutMs: 2000,
-      statementTimeoutMs: 5000,
+      connectionTimeoutMs: 1000,
+      statementTimeoutMs: 750,
+      lockTimeoutMs: 500,
+      idleInTransactionTimeoutMs: 2000,
+      idempotencyClock: 'database',
       migrateOnStart: true,
     })
     expect(config({ DATABASE_URL: url, STORAGE: 'memory' }).storage).toEqual({ kind: 'memory' })

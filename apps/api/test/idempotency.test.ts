@@ -8,7 +8,9 @@ const REX = '{"name":"Rex","categoryId":1}'
 describe.each(['memory', 'postgres'] as const)('Idempotency-Key on POST /v1/pets (%s)', (storage) => {
   let svc: TestService
   beforeEach(async () => {
-    svc = await startTestService({ storage })
+    // With CLOCK_NOW, records follow the service's clock (the test's), not the database's: so the
+    // 24 hours can be walked through below.
+    svc = await startTestService({ storage, env: { CLOCK_NOW: '2026-11-22T12:00:00Z' } })
   })
   afterEach(async () => {
     await svc.close()
@@ -77,7 +79,10 @@ describe.each(['memory', 'postgres'] as const)('Idempotency-Key on POST /v1/pets
 
 describe('expired idempotency records on PostgreSQL', () => {
   it('are removed by the service itself, so the table stays bounded', async () => {
-    const svc = await startTestService({ storage: 'postgres', env: { IDEMPOTENCY_CLEANUP_MS: '100' } })
+    const svc = await startTestService({
+      storage: 'postgres',
+      env: { IDEMPOTENCY_CLEANUP_MS: '100', CLOCK_NOW: '2026-11-22T12:00:00Z' },
+    })
     try {
       const { pool } = svc.database!
       const count = async () =>

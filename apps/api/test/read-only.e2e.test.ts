@@ -99,7 +99,11 @@ describe('a database that refuses writes (a failover in progress)', () => {
       )
       const ready = await fetch(`${svc.url}/readyz`)
       expect(ready.status).toBe(503)
-      expect(await ready.json()).toMatchObject({ code: 'unavailable', status: 503 })
+      expect(await ready.json()).toMatchObject({
+        code: 'unavailable',
+        status: 503,
+        message: expect.stringContaining('refuses writes'),
+      })
 
       // The failover ends: writes come back by themselves.
       await setReadOnly(database, false)

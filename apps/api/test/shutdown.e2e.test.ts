@@ -30,6 +30,10 @@ describe('graceful shutdown of the built service', () => {
       DATABASE_URL: db.url,
       API_KEYS: KEY,
       DATABASE_POOL_SIZE: '32',
+      // A paused proxy holds the requests in flight (and the connections being opened) for over a
+      // second: longer than the default timeouts, after which they would be answered 503.
+      DATABASE_CONNECT_TIMEOUT_MS: '10000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '10000',
       ...env,
     })
     cleanups.push(async () => void (await svc.stop('SIGKILL')))

@@ -16,14 +16,23 @@ export const bearerKey = (header: string | undefined): string | undefined => {
 const NO_KEY: Problem = { _tag: 'Unauthorized', keySent: false }
 const UNKNOWN_KEY: Problem = { _tag: 'Unauthorized', keySent: true }
 
-/** Finds who sent a request, or the problem to answer with (401, or 503 when the store is down). */
-export const authenticateRequest = async (
+/**
+ * Finds who holds the key of a request (bearerKey), or the problem to answer with: 401, or 503
+ * when the store is down.
+ */
+export const authenticateKey = async (
   authenticator: Authenticator,
-  ctx: Context,
+  key: string | undefined,
 ): Promise<E.Either<Problem, ApiKeyOwner>> => {
-  const key = bearerKey(ctx.get('Authorization') || undefined)
   if (key === undefined) return E.left(NO_KEY)
   const found = await authenticator.authenticate(key)()
   if (E.isLeft(found)) return found
   return O.isSome(found.right) ? E.right(found.right.value) : E.left(UNKNOWN_KEY)
 }
+
+/** authenticateKey for the key of a request's Authorization header. */
+export const authenticateRequest = (
+  authenticator: Authenticator,
+  ctx: Pick<Context, 'get'>,
+): Promise<E.Either<Problem, ApiKeyOwner>> =>
+  authenticateKey(authenticator, bearerKey(ctx.get('Authorization') || undefined))

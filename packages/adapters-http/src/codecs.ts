@@ -48,14 +48,26 @@ export const LIST_PETS_PARAMETERS = ['limit', 'status', 'after'] as const
 /** The path parameter of `GET /v1/pets/{petId}`. */
 export const PetIdParam = t.type({ petId: fromDecimal(PetId) }, 'PetIdParam')
 
+/** The most unknown fields or parameters a 400 names one by one; the rest are counted. */
+export const UNKNOWN_NAMED = 20
+// A name longer than this is cut: a 64 KiB body may hold one key of 60,000 characters.
+const LONGEST_NAME = 64
+
 // An issue of the field '' is about the whole input, so an unknown key that is empty is named `""`.
-const unknownKeys = (value: object, known: ReadonlyArray<string>, what: string): Array<Issue> =>
-  Object.keys(value)
-    .filter((key) => !known.includes(key))
-    .map((key) => ({
-      field: key === '' ? '""' : key,
-      problem: `is not ${what} (allowed: ${known.join(', ')})`,
-    }))
+const nameOf = (key: string) =>
+  key === '' ? '""' : key.length <= LONGEST_NAME ? key : `${key.slice(0, LONGEST_NAME)}…`
+
+// The first UNKNOWN_NAMED, then "N more are unknown too": a body of one-letter keys would
+// otherwise get an answer ten times its size.
+const unknownKeys = (value: object, known: ReadonlyArray<string>, what: string): Array<Issue> => {
+  const unknown = Object.keys(value).filter((key) => !known.includes(key))
+  if (unknown.length === 0) return []
+  const problem = `is not ${what} (allowed: ${known.join(', ')})`
+  const issues: Array<Issue> = unknown.slice(0, UNKNOWN_NAMED).map((key) => ({ field: nameOf(key), problem }))
+  if (unknown.length > UNKNOWN_NAMED)
+    issues.push({ field: `${unknown.length - UNKNOWN_NAMED} more`, problem: 'are unknown too' })
+  return issues
+}
 
 const combine = <A>(
   decoded: E.Either<InvalidInput, A>,

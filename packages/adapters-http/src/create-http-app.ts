@@ -42,3 +42,28 @@ export const createHttpApp = (options: HttpAppOptions): Koa<RequestState> => {
   )
   return app
 }
+
+/** What createOperationsApp needs: the operator's endpoints, and a logger (silent unless given). */
+export type OperationsAppOptions = {
+  readonly operations: Operations
+  readonly logger?: HttpLogger
+}
+
+/**
+ * The operator's endpoints alone, as a Koa app that does not listen: `GET /healthz`, `/readyz`
+ * and `/metrics`, 404 for everything else, with the request ids, headers and log lines of
+ * createHttpApp. For a listener of their own (such as `/metrics` on a port that only monitoring
+ * reaches), so that they never share the public one.
+ */
+export const createOperationsApp = ({ operations, logger }: OperationsAppOptions): Koa<RequestState> => {
+  const app = new Koa<RequestState>()
+  app.silent = true
+  app.use(
+    serveRequests({
+      logger: logger ?? silentLogger,
+      ...(operations.observe === undefined ? {} : { observe: operations.observe }),
+      outside: [operationsEndpointsAt(operations)],
+    }),
+  )
+  return app
+}

@@ -12,8 +12,15 @@ export {
   PetBody,
   PetIdParam,
   PetsBody,
+  UNKNOWN_NAMED,
 } from './codecs.js'
-export { createHttpApp, type HttpAppOptions } from './create-http-app.js'
+export { addressBucketOf, clientAddressOf } from './client-address.js'
+export {
+  createHttpApp,
+  createOperationsApp,
+  type HttpAppOptions,
+  type OperationsAppOptions,
+} from './create-http-app.js'
 export { createPetsRouter, type PetsRouterOptions } from './create-pets-router.js'
 export { DOCS_PATH } from './docs-page.js'
 export {
@@ -46,6 +53,7 @@ export {
   type RateLimiter,
   type RateLimitPolicy,
   type TokenBucketOptions,
+  type TokenBucketRateLimiter,
 } from './rate-limiter.js'
 export { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from './read-json-body.js'
 export { canonicalJson, requestFingerprint } from './request-fingerprint.js'

@@ -3,18 +3,31 @@ import type { HttpLogger } from './logger.js'
 import type { ObservedRequest } from './operations-endpoints.js'
 import type { HttpContext } from './request-state.js'
 
-/** Logs and counts one answered request, given when it started (performance.now()). */
-export type RequestObserver = (ctx: HttpContext, startedMs: number) => void
+/**
+ * Logs and counts one answered request, given when it started (performance.now()) and whether
+ * its client went away first.
+ */
+export type RequestObserver = (ctx: HttpContext, startedMs: number, aborted: boolean) => void
+
+const LONGEST_PATH_LOGGED = 256
+
+// The path of the request line as sent, without its query: what a scan tried.
+const rawPathOf = (url: string): string => {
+  const query = url.indexOf('?')
+  const path = query === -1 ? url : url.slice(0, query)
+  return path.length <= LONGEST_PATH_LOGGED ? path : `${path.slice(0, LONGEST_PATH_LOGGED)}…`
+}
 
 /**
  * Prepares what happens once a request is answered: one log line with what the adapter itself
- * recorded (never a header's value, so neither API keys nor other credentials reach the log), and
+ * recorded (never a header's value, so neither API keys nor other credentials reach the log; the
+ * client's address, and the path of a request no route matched), and
  * `observe`, the host's counters. A request costs one record, shared by both, and nothing at all
  * when the log level is above info and the host counts nothing.
  */
 export const observeRequests =
   (logger: HttpLogger, observe?: (request: ObservedRequest) => void): RequestObserver =>
-  (ctx, startedMs) => {
+  (ctx, startedMs, aborted) => {
     const logged = logger.isLevelEnabled?.('info') ?? true
     if (!logged && observe === undefined) return
     const { state } = ctx
@@ -26,6 +39,9 @@ export const observeRequests =
       status: ctx.status,
       durationMs: performance.now() - startedMs,
       apiKeyId: state.apiKey?.keyId ?? null,
+      clientAddress: state.clientAddress ?? '',
+      path: state.route === undefined ? rawPathOf(ctx.req.url ?? '') : null,
+      aborted,
     }
     if (logged) logger.info(request, 'request')
     if (observe === undefined) return

@@ -18,6 +18,18 @@ export type ObservedRequest = {
   readonly durationMs: number
   /** The id of the API key that authenticated the request; null when none did. */
   readonly apiKeyId: string | null
+  /** Where the request came from: the connection's peer, or what trusted proxies forwarded. */
+  readonly clientAddress: string
+  /**
+   * The path as sent (without the query, at most 256 characters) when no route matched, as for
+   * a scan or a 401; null when one did. Never a label of a metric: strangers choose it.
+   */
+  readonly path: string | null
+  /**
+   * The client went away before its answer could be sent: no fault of the service, whatever
+   * `status` says it would have answered.
+   */
+  readonly aborted: boolean
 }
 
 /** A Prometheus exposition: the text and the media type it is written in. */

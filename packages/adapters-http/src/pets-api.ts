@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { authenticateRequest } from './authenticate.js'
+import { authenticateKey, bearerKey } from './authenticate.js'
 import { admitUrlLength } from './bound-url.js'
+import { addressBucketOf, clientAddressOf } from './client-address.js'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import { admitWithinRateLimit } from './limit-rate.js'
 import type { Problem } from './problems.js'
@@ -29,7 +30,8 @@ const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
 export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
   const prefix = (options.prefix ?? '/v1').replace(/\/+$/, '')
   const publicBaseUrl = options.publicBaseUrl.replace(/\/+$/, '')
-  const { authenticator, rateLimiter, useCases, bodyTimeoutMs } = options
+  const { authenticator, rateLimiter, authFailureLimiter: failures, useCases, bodyTimeoutMs } = options
+  const trustedProxies = options.trustedProxies ?? 0
   const handlers = petRoutes({
     useCases,
     publicBaseUrl,
@@ -46,7 +48,21 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
   return {
     owns: (path) => path === prefix || path.startsWith(under),
     serve: async (ctx) => {
-      const found = await authenticateRequest(authenticator, ctx)
+      const key = bearerKey(ctx.get('Authorization') || undefined)
+      // An address that sent too many keys that are not valid is refused before its key is
+      // checked: on a store that looks keys up, its guesses would cost a query each. A token is
+      // spent before the check, so that requests checked at the same time cannot all pass on the
+      // last one, and given back unless the key was not valid.
+      let address: string | undefined
+      if (failures !== undefined && key !== undefined) {
+        address = addressBucketOf(ctx.state.clientAddress ?? clientAddressOf(ctx.req, trustedProxies))
+        const { allowed, resetSeconds } = failures.take(address)
+        if (!allowed)
+          return sendProblem(ctx, { _tag: 'RateLimited', retryAfterSeconds: resetSeconds, by: 'address' })
+      }
+      const found = await authenticateKey(authenticator, key)
+      const failed = E.isLeft(found) && found.left._tag === 'Unauthorized'
+      if (address !== undefined && !failed) failures?.refund(address)
       if (E.isLeft(found)) return sendProblem(ctx, found.left)
       const owner = found.right
       ctx.state.apiKey = owner

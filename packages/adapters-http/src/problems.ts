@@ -14,8 +14,15 @@ export type MalformedRequest = { readonly _tag: 'MalformedRequest'; readonly rea
 export type InternalError = { readonly _tag: 'InternalError' }
 /** The service has begun to shut down: it still answers, but wants no new traffic. */
 export type ShuttingDown = { readonly _tag: 'ShuttingDown' }
-/** The API key has used up its rate limit; one more request is allowed after `retryAfterSeconds`. */
-export type RateLimited = { readonly _tag: 'RateLimited'; readonly retryAfterSeconds: number }
+/**
+ * The API key has used up its rate limit, or (`by: 'address'`) the client's address has sent too
+ * many keys that are not valid; one more request is allowed after `retryAfterSeconds`.
+ */
+export type RateLimited = {
+  readonly _tag: 'RateLimited'
+  readonly retryAfterSeconds: number
+  readonly by?: 'key' | 'address'
+}
 
 /** Everything the HTTP adapter can answer with an Error body. */
 export type Problem =
@@ -106,7 +113,9 @@ export const toErrorResponse = (p: Problem): ErrorResponse => {
       return respond(
         429,
         'rate_limited',
-        `Too many requests with this API key; retry in ${p.retryAfterSeconds} s.`,
+        p.by === 'address'
+          ? `Too many requests with an API key that is not valid came from this address; retry in ${p.retryAfterSeconds} s.`
+          : `Too many requests with this API key; retry in ${p.retryAfterSeconds} s.`,
         { 'Retry-After': String(p.retryAfterSeconds) },
       )
     case 'InternalError':
@@ -118,9 +127,14 @@ export const toErrorResponse = (p: Problem): ErrorResponse => {
     case 'NotImplemented':
       return respond(501, 'not_implemented', 'This operation is not implemented.')
     case 'StoreUnavailable':
-      return respond(503, 'unavailable', 'The pet store cannot be reached right now; try again shortly.', {
-        'Retry-After': String(RETRY_AFTER_SECONDS),
-      })
+      return respond(
+        503,
+        'unavailable',
+        p.refusesWrites === true
+          ? 'The pet store accepts no changes right now: its database refuses writes, as during a failover. Reads work; try again shortly.'
+          : 'The pet store cannot be reached right now; try again shortly.',
+        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      )
     case 'ShuttingDown':
       return respond(503, 'unavailable', 'This instance is shutting down; send new requests elsewhere.', {
         'Retry-After': String(RETRY_AFTER_SECONDS),

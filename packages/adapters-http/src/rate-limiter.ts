@@ -22,6 +22,17 @@ export interface RateLimiter {
 export type TokenBucketOptions = RateLimitPolicy & {
   /** Milliseconds on a clock that never goes back; performance.now unless given. */
   readonly now?: () => number
+  /**
+   * The most keys kept at once, for keys a stranger chooses (such as client addresses): past it,
+   * once the full buckets are dropped, the oldest are dropped too. Unbounded unless given.
+   */
+  readonly maxKeys?: number
+}
+
+/** A token-bucket limiter that can also give a token back. */
+export type TokenBucketRateLimiter = RateLimiter & {
+  /** Gives back a token that `take` spent on what turned out not to count, up to the burst. */
+  readonly refund: (key: string) => void
 }
 
 type Bucket = { tokens: number; at: number }
@@ -37,19 +48,35 @@ export const createTokenBucketRateLimiter = ({
   perSecond,
   burst,
   now = () => performance.now(),
-}: TokenBucketOptions): RateLimiter => {
+  maxKeys = Number.POSITIVE_INFINITY,
+}: TokenBucketOptions): TokenBucketRateLimiter => {
   if (!(perSecond > 0) || !Number.isSafeInteger(burst) || burst < 1)
     throw new RangeError('a rate limit needs perSecond > 0 and an integer burst >= 1')
+  if (!(maxKeys >= 1)) throw new RangeError('a rate limit needs maxKeys >= 1')
   const buckets = new Map<string, Bucket>()
   const refill = (bucket: Bucket, at: number) => {
     bucket.tokens = Math.min(burst, bucket.tokens + ((at - bucket.at) / 1000) * perSecond)
     bucket.at = at
   }
+  // When the next sweep is due: at SWEEP_ABOVE keys, then, while most buckets stay in use, only
+  // once their number has doubled (or reached maxKeys), so that new keys pay for sweeps in bulk.
+  const firstSweep = Math.min(SWEEP_ABOVE, maxKeys)
+  let sweepAt = firstSweep
   const sweep = (at: number) => {
     for (const [key, bucket] of buckets) {
       refill(bucket, at)
       if (bucket.tokens >= burst) buckets.delete(key)
     }
+    // Still too many: the keys made first go (a Map iterates in insertion order), down to nine
+    // tenths of maxKeys.
+    if (buckets.size >= maxKeys) {
+      const keep = Math.floor(maxKeys * 0.9)
+      for (const key of buckets.keys()) {
+        if (buckets.size <= keep) break
+        buckets.delete(key)
+      }
+    }
+    sweepAt = Math.min(maxKeys, Math.max(firstSweep, 2 * buckets.size))
   }
   return {
     policy: { perSecond, burst },
@@ -57,7 +84,7 @@ export const createTokenBucketRateLimiter = ({
       const at = now()
       let bucket = buckets.get(key)
       if (bucket === undefined) {
-        if (buckets.size >= SWEEP_ABOVE) sweep(at)
+        if (buckets.size >= sweepAt) sweep(at)
         bucket = { tokens: burst, at }
         buckets.set(key, bucket)
       } else refill(bucket, at)
@@ -67,6 +94,10 @@ export const createTokenBucketRateLimiter = ({
       // Until the next whole token: as long as the client can do with `remaining`.
       const resetSeconds = Math.max(1, Math.ceil((remaining + 1 - bucket.tokens) / perSecond))
       return { allowed, remaining, resetSeconds }
+    },
+    refund: (key) => {
+      const bucket = buckets.get(key)
+      if (bucket !== undefined) bucket.tokens = Math.min(burst, bucket.tokens + 1)
     },
   }
 }

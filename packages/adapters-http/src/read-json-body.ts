@@ -13,6 +13,9 @@ export type ReadJsonBodyOptions = { readonly timeoutMs?: number }
 
 type BodyProblem = UnsupportedMediaType | PayloadTooLarge | MalformedRequest
 
+/** A parsed body, with its text: what JSON.parse cannot tell (a number's digits) is read there. */
+export type JsonBody = { readonly value: unknown; readonly text: string }
+
 const unsupported = (reason: string): E.Either<BodyProblem, never> =>
   E.left({ _tag: 'UnsupportedMediaType', reason })
 const malformed = (reason: string): E.Either<BodyProblem, never> =>
@@ -106,7 +109,7 @@ const readRaw = (req: IncomingMessage, declared: number | undefined, timeoutMs: 
 export const readJsonBody = async (
   ctx: Context,
   { timeoutMs = BODY_TIMEOUT_MS }: ReadJsonBodyOptions = {},
-): Promise<E.Either<BodyProblem, unknown>> => {
+): Promise<E.Either<BodyProblem, JsonBody>> => {
   const mediaType = checkMediaType(
     ctx.get('Content-Type') || undefined,
     ctx.get('Content-Encoding') || undefined,
@@ -142,7 +145,7 @@ const bodyReadByHost = (ctx: Context): string | undefined => {
   return request.body === undefined ? '' : JSON.stringify(request.body)
 }
 
-const parseJson = (text: string): E.Either<BodyProblem, unknown> => {
+const parseJson = (text: string): E.Either<BodyProblem, JsonBody> => {
   if (text.length === 0) return malformed('The request body is empty; it must be a JSON object.')
   let parsed: unknown
   try {
@@ -153,6 +156,6 @@ const parseJson = (text: string): E.Either<BodyProblem, unknown> => {
   }
   const forbidden = forbiddenKeyIn(parsed)
   return forbidden === undefined
-    ? E.right(parsed)
+    ? E.right({ value: parsed, text })
     : malformed(`The request body must not contain the key "${forbidden}", at any depth.`)
 }

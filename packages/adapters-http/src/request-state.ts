@@ -5,6 +5,8 @@ import type { Middleware, ParameterizedContext } from 'koa'
 export type RequestState = {
   /** The caller's X-Request-Id, if acceptable, or a new one: on the answer and in its log line. */
   requestId?: string
+  /** Where the request came from (clientAddressOf), read as it arrived. */
+  clientAddress?: string
   /** Who sent the request, once authenticated. */
   apiKey?: ApiKeyOwner
   /** The route template that served it, such as `/v1/pets/{petId}`; unset when none did. */

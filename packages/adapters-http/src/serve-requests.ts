@@ -2,9 +2,10 @@ import { performance } from 'node:perf_hooks'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import type { HttpLogger } from './logger.js'
+import { clientAddressOf } from './client-address.js'
 import { observeRequests } from './observe-requests.js'
 import type { ObservedRequest } from './operations-endpoints.js'
-import { preparePetsApi } from './pets-api.js'
+import { preparePetsApi, type PetsApi } from './pets-api.js'
 import type { Problem } from './problems.js'
 import { READ_ONLY, type PublicEndpoints } from './public-endpoints.js'
 import { requestIdOf } from './request-id.js'
@@ -13,7 +14,8 @@ import { sendProblem } from './respond.js'
 
 /** What serveRequests needs: the pet operations, the endpoints outside their prefix, a logger. */
 export type ServeRequestsOptions = {
-  readonly pets: PetsRouterOptions
+  /** None for an app of endpoints outside the API only, such as the metrics of their own port. */
+  readonly pets?: PetsRouterOptions
   /** Looked up in order for a path outside the API's prefix; none found is 404. */
   readonly outside: ReadonlyArray<PublicEndpoints>
   readonly logger: HttpLogger
@@ -41,15 +43,20 @@ const bodyLeftUnread = (req: IncomingMessage): boolean =>
   (req.headers['transfer-encoding'] !== undefined ||
     (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0'))
 
+// The client went away before its answer: node destroys the response with the connection.
+const clientGone = (ctx: HttpContext): boolean => ctx.res.destroyed
+
 /**
- * The service's only Koa middleware. For each request: its id and the headers every answer
- * carries, one dispatch (the pet operations under their prefix, else an endpoint of an exact path,
- * else 404), anything thrown turned into `500 internal_error` (logged once with the request id,
- * answered without details), the connection closed when a body was left unread, and one log line
- * with the host's counters.
+ * The service's only Koa middleware. For each request: its id, its client's address and the
+ * headers every answer carries, one dispatch (the pet operations under their prefix, else an
+ * endpoint of an exact path, else 404), anything thrown turned into `500 internal_error` (logged
+ * once with the request id, answered without details), the connection closed when a body was left
+ * unread, and one log line with the host's counters. A client that went away is no server error:
+ * its line says `aborted`, at info, whatever was thrown meanwhile.
  */
 export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsOptions): HttpMiddleware => {
-  const api = preparePetsApi(pets)
+  const api: PetsApi | undefined = pets === undefined ? undefined : preparePetsApi(pets)
+  const trustedProxies = pets?.trustedProxies ?? 0
   const observed = observeRequests(logger, observe)
   const serveOutside = async (ctx: HttpContext, path: string) => {
     for (const find of outside) {
@@ -67,19 +74,23 @@ export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsO
     const header = ctx.req.headers['x-request-id']
     const requestId = requestIdOf(typeof header === 'string' ? header : undefined)
     ctx.state.requestId = requestId
+    // Now, while the connection is open: a closed socket no longer knows its peer.
+    ctx.state.clientAddress = clientAddressOf(ctx.req, trustedProxies)
     stamp(ctx.res, requestId)
     try {
       const path = ctx.path
-      if (api.owns(path)) await api.serve(ctx)
+      if (api?.owns(path) === true) await api.serve(ctx)
       else await serveOutside(ctx, path)
     } catch (error) {
-      logger.error({ requestId, err: error }, 'request failed')
+      if (clientGone(ctx)) logger.info({ requestId, err: error }, 'request failed after its client went away')
+      else logger.error({ requestId, err: error }, 'request failed')
       // A defect may have set headers meant for a success.
       for (const name of Object.keys(ctx.response.headers)) if (!KEPT_ON_ERROR.has(name)) ctx.remove(name)
       stamp(ctx.res, requestId)
       sendProblem(ctx, INTERNAL_ERROR)
     }
-    if (bodyLeftUnread(ctx.req)) ctx.set('Connection', 'close')
-    observed(ctx, startedMs)
+    const aborted = clientGone(ctx)
+    if (!aborted && bodyLeftUnread(ctx.req)) ctx.set('Connection', 'close')
+    observed(ctx, startedMs, aborted)
   }
 }

@@ -1,5 +1,6 @@
 import { MAX_ID } from '@pets/domain'
 import fc from 'fast-check'
+import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { OutgoingHttpHeaders } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -272,6 +273,207 @@ describe('the HTTP adapter under arbitrary input (fast-check, in-process, in mem
           const page = `/v1/pets?limit=1&after=${returned.id - 1}&status=${pet.status ?? 'available'}`
           const listed = await served.send({ path: page, headers: { Authorization: BEARER } })
           expect(JSON.parse(listed.text)).toEqual([returned])
+        }),
+        { numRuns: RUNS },
+      )
+    },
+    TIMEOUT_MS,
+  )
+})
+
+// Every path the service answers, outside /v1 and under it, and what lies around them: the
+// operator's endpoints, the document, the docs page and its assets (whose names once were looked
+// up in a plain object), and segments that name a prototype's properties, percent-encoded or not.
+const SWAGGER_UI = '5.35.0'
+const KNOWN_PATHS = [
+  '/',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/openapi.json',
+  '/docs',
+  '/docs/',
+  '/docs/init.js',
+  '/docs/assets',
+  `/docs/assets/${SWAGGER_UI}`,
+  `/docs/assets/${SWAGGER_UI}/swagger-ui.css`,
+  `/docs/assets/${SWAGGER_UI}/swagger-ui-bundle.js`,
+  `/docs/assets/${SWAGGER_UI}/favicon-32x32.png`,
+  '/v1',
+  '/v1/pets',
+  '/v1/pets/1',
+  '/v1/store/orders',
+] as const
+// Names an object has without being given them: a lookup in a plain object would find them.
+const INHERITED = [
+  'constructor',
+  '__proto__',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  '__defineGetter__',
+  'toLocaleString',
+]
+const anySegment = fc.oneof(
+  fc.constantFrom(
+    ...INHERITED,
+    'then',
+    'length',
+    'assets',
+    SWAGGER_UI,
+    'swagger-ui.css',
+    'init.js',
+    'healthz',
+    'metrics',
+    'docs',
+    'v1',
+    'pets',
+    '',
+    '.',
+    '..',
+  ),
+  fc.constantFrom(
+    '%5F%5Fproto%5F%5F',
+    '%63onstructor',
+    '%2e%2e',
+    '%2F',
+    '%00',
+    '%ZZ',
+    '%',
+    '%C0%AF',
+    '%E2%80%AE',
+    '%F0%9F%90%88',
+    '%2e',
+    'HEALTHZ',
+    'Docs',
+    'index.html',
+    ';x',
+  ),
+  fc.string({ unit: targetChar, maxLength: 12 }).map((s) => s.replace(/[/?]/g, '')),
+)
+const known = fc.constantFrom(...KNOWN_PATHS)
+const end = fc.constantFrom('', '', '', '/', '//', '%2F')
+const anyPath = fc.oneof(
+  // A path the service answers, as it is.
+  { weight: 2, arbitrary: fc.tuple(known, end).map(([path, after]) => path + after) },
+  // One of them with an inherited name after it: where a table of names would be looked up.
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(known, fc.constantFrom(...INHERITED), end)
+      .map(([path, name, after]) => `${path.replace(/\/$/, '')}/${name}${after}`),
+  },
+  // One of them with any segments after it.
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(known, fc.array(anySegment, { minLength: 1, maxLength: 3 }), end)
+      .map(([path, segments, after]) => [path.replace(/\/$/, ''), ...segments].join('/') + after),
+  },
+)
+const anyUrlRequest = fc
+  .record({
+    method: fc.constantFrom(
+      'GET',
+      'GET',
+      'GET',
+      'HEAD',
+      'POST',
+      'PUT',
+      'DELETE',
+      'PATCH',
+      'OPTIONS',
+      'TRACE',
+    ),
+    path: anyPath,
+    query: fc.constantFrom('', '', '?', '?limit=1', '?__proto__=1&constructor=2', '?x=%ZZ'),
+    authorization: fc.oneof(
+      { weight: 3, arbitrary: fc.constant<string | undefined>(BEARER) },
+      { weight: 2, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: headerValue.map((v) => `Bearer ${v}`) },
+    ),
+    body: fc.constantFrom(undefined, '{"name":"Rex","categoryId":1}', '{"__proto__":{}}', 'not json'),
+  })
+  .map((r): Sent => ({
+    method: r.method,
+    path: r.path + r.query,
+    headers: headersOf({
+      Authorization: r.authorization,
+      'Content-Type': r.body === undefined ? undefined : 'application/json',
+    }),
+    ...(r.body === undefined || r.method === 'GET' || r.method === 'HEAD' ? {} : { body: r.body }),
+  }))
+
+// What each path outside /v1 documents for a success: its media type, and for JSON its body.
+const METRICS_TEXT = 'http_requests_total 1\n'
+const DOCUMENTED: ReadonlyMap<string, { readonly type: RegExp; readonly body?: string }> = new Map([
+  ['/healthz', { type: /^application\/json/, body: '{"status":"ok"}' }],
+  ['/readyz', { type: /^application\/json/, body: '{"status":"ready"}' }],
+  ['/metrics', { type: /^text\/plain; version=0\.0\.4/, body: METRICS_TEXT }],
+  ['/openapi.json', { type: /^application\/json/ }],
+  ['/docs', { type: /^text\/html/ }],
+  ['/docs/', { type: /^text\/html/ }],
+  ['/docs/init.js', { type: /^text\/javascript/ }],
+  [`/docs/assets/${SWAGGER_UI}/swagger-ui.css`, { type: /^text\/css/ }],
+  [`/docs/assets/${SWAGGER_UI}/swagger-ui-bundle.js`, { type: /^text\/javascript/ }],
+  [`/docs/assets/${SWAGGER_UI}/favicon-32x32.png`, { type: /^image\/png$/ }],
+])
+
+describe('the whole URL space, with and without a key (fast-check, in-process, in memory)', () => {
+  let served: ServedApp
+  beforeAll(async () => {
+    served = await serveApp(
+      memoryApp({
+        operations: {
+          ready: () => TE.right(undefined),
+          metrics: async () => ({
+            contentType: 'text/plain; version=0.0.4; charset=utf-8',
+            body: METRICS_TEXT,
+          }),
+        },
+      }).options,
+    )
+  })
+  afterAll(async () => {
+    await served.close()
+  })
+
+  it(
+    'answers any method on any path with an Error body or the documented content, never a 5xx but the 501 of /v1/store/orders',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(anyUrlRequest, async (sent) => {
+          const answer = await served.send(sent)
+          const where = `${sent.method} ${sent.path} -> ${answer.status} ${answer.text.slice(0, 200)}`
+          const path = sent.path.split('?')[0]!
+          expect(answer.headers['x-request-id'], where).toBeTruthy()
+          expect(answer.headers['x-content-type-options'], where).toBe('nosniff')
+          if (answer.status === 501) {
+            expect(['/v1/store/orders', '/v1/store/orders/'], where).toContain(path)
+            expect(['GET', 'HEAD'], where).toContain(sent.method)
+          } else expect(answer.status, where).toBeLessThan(500)
+          if (answer.status >= 400) {
+            expect(answer.headers['content-type'], where).toMatch(/^application\/json/)
+            if (sent.method !== 'HEAD') expectWellFormed(sent, answer)
+            return
+          }
+          expect(answer.status, where).toBeGreaterThanOrEqual(200)
+          const documented = DOCUMENTED.get(path)
+          if (documented === undefined) {
+            // Only the operations of /v1 answer elsewhere, and always in JSON.
+            expect(path, where).toMatch(/^\/v1\//i)
+            expect(answer.headers['content-type'], where).toMatch(/^application\/json/)
+            if (sent.method !== 'HEAD') JSON.parse(answer.text)
+            return
+          }
+          expect(['GET', 'HEAD'], where).toContain(sent.method)
+          expect(answer.headers['content-type'], where).toMatch(documented.type)
+          if (sent.method === 'HEAD') return
+          if (documented.body !== undefined) expect(answer.text, where).toBe(documented.body)
+          if (path === '/openapi.json')
+            expect(JSON.parse(answer.text), where).toMatchObject({ openapi: '3.1.0' })
         }),
         { numRuns: RUNS },
       )

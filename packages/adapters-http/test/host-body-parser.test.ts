@@ -1,10 +1,16 @@
 import Koa from 'koa'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import getRawBody from 'raw-body'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPetsRouter } from '../src/index.js'
 import { appOptions, KEY } from './serve.js'
+
+// What raw-body and the body parsers built on it do: the whole stream, as one buffer.
+const readAll = async (stream: AsyncIterable<Buffer>): Promise<Buffer> => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of stream) chunks.push(chunk)
+  return Buffer.concat(chunks)
+}
 
 // An app that embeds the pets router behind a body parser of its own, as koa-bodyparser or
 // @koa/bodyparser do: they spend the request stream and leave rawBody and/or the parsed body.
@@ -12,7 +18,7 @@ const hostWithParser = async (keep: 'rawBody' | 'parsed') => {
   const app = new Koa()
   app.use(async (ctx, next) => {
     if (ctx.method === 'POST') {
-      const text = (await getRawBody(ctx.req)).toString('utf8')
+      const text = (await readAll(ctx.req)).toString('utf8')
       const request = ctx.request as { rawBody?: string; body?: unknown }
       if (keep === 'rawBody') request.rawBody = text
       request.body = text === '' ? {} : (JSON.parse(text) as unknown)

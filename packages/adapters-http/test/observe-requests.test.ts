@@ -35,9 +35,42 @@ describe('the request log and the request observer', () => {
       status: 404,
       durationMs: expect.any(Number),
       apiKeyId: 'test-1',
+      clientAddress: '127.0.0.1',
+      path: null,
+      aborted: false,
     })
     expect(unauthorized).toMatchObject({ requestId: 'req-2', route: null, status: 401, apiKeyId: null })
     expect(health).toMatchObject({ requestId: 'req-3', route: '/healthz', operation: null, status: 200 })
+  })
+
+  it('logs the client address and, when no route matched (a scan, a 401), the path as sent without its query', async () => {
+    const logger = recordingLogger()
+    const app = await start(appOptions({ logger }))
+    await app.fetch('/wp-admin/setup%20config.php?secret=1')
+    await app.fetch('/v1/admin/users', { headers: { Authorization: 'Bearer not-a-key' } })
+    await app.fetch(`/${'a'.repeat(1000)}`)
+    const [scan, unauthorized, long] = logger.lines.map((l) => l.fields)
+    expect(scan).toMatchObject({ route: null, status: 404, clientAddress: '127.0.0.1' })
+    expect(scan?.['path']).toBe('/wp-admin/setup%20config.php')
+    expect(unauthorized).toMatchObject({ route: null, status: 401, path: '/v1/admin/users' })
+    expect(long?.['path']).toBe(`/${'a'.repeat(255)}…`)
+  })
+
+  it('takes the client address from X-Forwarded-For only as far as the trusted proxies go', async () => {
+    const forwarded = { 'X-Forwarded-For': '203.0.113.9, 198.51.100.7, 192.0.2.1' }
+    const seen = async (trustedProxies: number | undefined) => {
+      const logger = recordingLogger()
+      const app = await start(
+        appOptions({ logger, ...(trustedProxies === undefined ? {} : { trustedProxies }) }),
+      )
+      await app.fetch('/healthz', { headers: forwarded })
+      await app.fetch('/healthz', { headers: { 'X-Forwarded-For': 'not an address' } })
+      return logger.lines.map((l) => l.fields['clientAddress'])
+    }
+    expect(await seen(undefined)).toEqual(['127.0.0.1', '127.0.0.1'])
+    expect(await seen(1)).toEqual(['192.0.2.1', '127.0.0.1'])
+    expect(await seen(2)).toEqual(['198.51.100.7', '127.0.0.1'])
+    expect(await seen(5)).toEqual(['203.0.113.9', '127.0.0.1'])
   })
 
   it('never logs the API key or the Authorization header', async () => {

@@ -69,6 +69,50 @@ describe('createTokenBucketRateLimiter', () => {
   ])('refuses perSecond %s with burst %s', (perSecond, burst) => {
     expect(() => createTokenBucketRateLimiter({ perSecond, burst })).toThrow(RangeError)
   })
+
+  it('pays for its sweeps in bulk: a stranger with ever new addresses cannot make each one cost them all', () => {
+    const clock = aManualClock()
+    const limiter = createTokenBucketRateLimiter({
+      perSecond: 0.001,
+      burst: 1,
+      now: clock.now,
+      maxKeys: 20_000,
+    })
+    const started = performance.now()
+    // Each key spends its only token: no bucket is ever full, so no sweep can drop it as such.
+    for (let i = 0; i < 200_000; i++) limiter.take(`address ${i}`)
+    // One sweep of 20,000 keys per new key would take minutes; in bulk it takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(5_000)
+  })
+
+  it('takes back a token that was spent on what did not count, never above the burst', () => {
+    const clock = aManualClock()
+    const limiter = createTokenBucketRateLimiter({ perSecond: 1, burst: 2, now: clock.now })
+    limiter.take('a')
+    limiter.take('a')
+    expect(limiter.take('a').allowed).toBe(false)
+    limiter.refund('a')
+    expect(limiter.take('a')).toMatchObject({ allowed: true, remaining: 0 })
+    for (let i = 0; i < 5; i++) limiter.refund('a')
+    expect(limiter.take('a')).toMatchObject({ allowed: true, remaining: 1 })
+    // Nothing to give back to a key it never saw: nothing kept either.
+    limiter.refund('b')
+    expect(limiter.take('b')).toMatchObject({ allowed: true, remaining: 1 })
+  })
+
+  it('keeps at most maxKeys keys, dropping the oldest, for keys that strangers choose', () => {
+    const clock = aManualClock()
+    const limiter = createTokenBucketRateLimiter({ perSecond: 0.001, burst: 1, now: clock.now, maxKeys: 100 })
+    // 10,000 addresses, each with an empty bucket that would take 1,000 s to refill.
+    for (let i = 0; i < 10_000; i++) limiter.take(`address ${i}`)
+    // The last ones are still limited; the first were forgotten (their buckets full again).
+    expect(limiter.take('address 9999').allowed).toBe(false)
+    expect(limiter.take('address 0').allowed).toBe(true)
+    let kept = 0
+    for (let i = 9_999; i >= 9_800; i--) if (!limiter.take(`address ${i}`).allowed) kept++
+    expect(kept).toBeLessThanOrEqual(100)
+    expect(kept).toBeGreaterThanOrEqual(80)
+  })
 })
 
 describe('rateLimitPolicyHeader', () => {

@@ -1,7 +1,10 @@
+import type { Authenticator } from '@pets/domain'
 import { connect } from 'node:net'
+import { setTimeout as delay } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DOCS_PATH } from '../src/index.js'
-import { BEARER, errorBodyOf, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
+import { createTokenBucketRateLimiter, DOCS_PATH, UNKNOWN_NAMED, type ObservedRequest } from '../src/index.js'
+import { recordingLogger } from './serve.js'
+import { BEARER, errorBodyOf, KEYS, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 
 // Sends raw bytes on a new connection and collects everything the server writes until it closes.
 const raw = (port: number, text: string, { endAfterWrite = false } = {}) =>
@@ -77,5 +80,281 @@ describe('what a caller without a key, or a careless one, can make the service d
     )
     // The client half-closed: the answer may still reach it, and is never a server error.
     if (answer !== '') expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+  })
+})
+
+// Writes a whole request on a new connection, then, after `afterMs`, closes it (`destroy`) or
+// half-closes it (`end`), as a client that gives up waiting does.
+const sendAndLeave = (port: number, text: string, how: 'destroy' | 'end', afterMs: number) =>
+  new Promise<void>((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(text)
+      setTimeout(() => {
+        if (how === 'destroy') socket.destroy()
+        else socket.end()
+        resolve()
+      }, afterMs)
+    })
+    socket.on('error', () => {})
+  })
+
+describe('a client that goes away', () => {
+  const post = (body: string) =>
+    'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ' +
+    `${BEARER}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+
+  it.each(['destroy', 'end'] as const)(
+    'is logged at info as aborted and counted so, never as a 500, when it leaves (%s) while its key is checked',
+    async (how) => {
+      const logger = recordingLogger()
+      const seen: Array<ObservedRequest> = []
+      const app = memoryApp()
+      const { authenticator } = app.options
+      // A store that takes its time, as PostgreSQL under load does.
+      const slow: Authenticator = {
+        authenticate: (key) => async () => {
+          await delay(300)
+          return authenticator.authenticate(key)()
+        },
+      }
+      const served = await serveApp({
+        ...app.options,
+        authenticator: slow,
+        logger,
+        operations: { observe: (request) => void seen.push(request) },
+      })
+      try {
+        await sendAndLeave(served.port, post('{"name":"Rex","categoryId":1}'), how, 50)
+        await expect.poll(() => seen.length, { timeout: 5_000 }).toBe(1)
+        expect(seen[0]).toMatchObject({ aborted: true, route: '/v1/pets', operation: 'createPet' })
+        expect(seen[0]!.status).toBeLessThan(500)
+        expect(logger.lines.map((l) => [l.level, l.message])).toEqual([['info', 'request']])
+        expect(logger.lines[0]!.fields['aborted']).toBe(true)
+        expect(app.added()).toBe(0)
+      } finally {
+        await served.close()
+      }
+    },
+  )
+
+  it('turns even an error thrown meanwhile into a line at info, not a 500 at error', async () => {
+    const logger = recordingLogger()
+    const seen: Array<ObservedRequest> = []
+    const { options } = memoryApp()
+    const served = await serveApp({
+      ...options,
+      useCases: {
+        ...options.useCases,
+        listPets: () => async () => {
+          await delay(300)
+          throw new Error('the stream is gone')
+        },
+      },
+      logger,
+      operations: { observe: (request) => void seen.push(request) },
+    })
+    try {
+      await sendAndLeave(
+        served.port,
+        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n\r\n`,
+        'destroy',
+        50,
+      )
+      await expect.poll(() => seen.length, { timeout: 5_000 }).toBe(1)
+      expect(seen[0]!.aborted).toBe(true)
+      expect(logger.lines.map((l) => [l.level, l.message])).toEqual([
+        ['info', 'request failed after its client went away'],
+        ['info', 'request'],
+      ])
+    } finally {
+      await served.close()
+    }
+  })
+
+  it('is not what a client that stays sees: its lines say aborted: false', async () => {
+    const logger = recordingLogger()
+    const served = await serveApp({ ...memoryApp().options, logger })
+    try {
+      expect((await served.send({ path: '/v1/pets', headers: { Authorization: BEARER } })).status).toBe(200)
+      expect(logger.lines[0]?.fields['aborted']).toBe(false)
+    } finally {
+      await served.close()
+    }
+  })
+})
+
+describe('keys that are not valid, per client address', () => {
+  let lookups = 0
+  let served: ServedApp
+  let ms = 0
+  beforeAll(async () => {
+    const app = memoryApp()
+    const { authenticator } = app.options
+    const counting: Authenticator = {
+      authenticate: (key) => {
+        lookups++
+        return authenticator.authenticate(key)
+      },
+    }
+    const authFailureLimiter = createTokenBucketRateLimiter({
+      perSecond: 0.5,
+      burst: 3,
+      maxKeys: 100,
+      now: () => ms,
+    })
+    // One trusted proxy: the address is the last of X-Forwarded-For, so a test can be many clients.
+    served = await serveApp({
+      ...app.options,
+      authenticator: counting,
+      authFailureLimiter,
+      trustedProxies: 1,
+    })
+  })
+  afterAll(() => served.close())
+  const from = (address: string, authorization?: string) =>
+    served.send({
+      path: '/v1/pets',
+      headers: {
+        'X-Forwarded-For': `10.9.9.9, ${address}`,
+        ...(authorization === undefined ? {} : { Authorization: authorization }),
+      },
+    })
+
+  it('answers 429 with Retry-After, before any lookup, once an address has spent its failures', async () => {
+    lookups = 0
+    const guesses = [
+      await from('198.51.100.1', 'Bearer guess-1'),
+      await from('198.51.100.1', 'Bearer guess-2'),
+    ]
+    guesses.push(await from('198.51.100.1', 'Bearer guess-3'))
+    expect(guesses.map((a) => a.status)).toEqual([401, 401, 401])
+    expect(lookups).toBe(3)
+    const refused = await from('198.51.100.1', 'Bearer guess-4')
+    expect(refused.status).toBe(429)
+    expect(errorBodyOf(refused)).toMatchObject({ code: 'rate_limited', status: 429 })
+    expect(errorBodyOf(refused).message).toContain('from this address')
+    expect(refused.headers['retry-after']).toBe('2')
+    // Refused before its key was looked at: a valid key from there waits too.
+    expect((await from('198.51.100.1', BEARER)).status).toBe(429)
+    expect(lookups).toBe(3)
+    // Without a key there is nothing to look up: a 401 as ever.
+    expect((await from('198.51.100.1')).status).toBe(401)
+    // Other addresses are served, and their failures counted apart.
+    expect((await from('198.51.100.2', `Bearer ${KEYS[1]}`)).status).toBe(200)
+    expect((await from('198.51.100.2', 'Bearer guess-5')).status).toBe(401)
+    // A token comes back at the rate: one more guess, looked up, then 429 again.
+    ms += 2_000
+    expect((await from('198.51.100.1', 'Bearer guess-6')).status).toBe(401)
+    expect((await from('198.51.100.1', 'Bearer guess-7')).status).toBe(429)
+  })
+
+  it('counts an IPv6 client by its /64, so that changing address within it starts nothing afresh', async () => {
+    for (const address of ['2001:db8:7:1::1', '2001:db8:7:1::2', '2001:db8:7:1:ffff::3'])
+      expect((await from(address, 'Bearer guess')).status).toBe(401)
+    expect((await from('2001:db8:7:1:0:0:0:4', 'Bearer guess')).status).toBe(429)
+    expect((await from('2001:db8:7:2::1', 'Bearer guess')).status).toBe(401)
+  })
+})
+
+describe('what a body can make the service say', () => {
+  let app: ReturnType<typeof memoryApp>
+  let served: ServedApp
+  beforeAll(async () => {
+    app = memoryApp()
+    served = await serveApp(app.options)
+  })
+  afterAll(() => served.close())
+
+  it(`names the first ${UNKNOWN_NAMED} unknown fields and counts the rest, so the answer stays small`, async () => {
+    const keys = Array.from({ length: 5_000 }, (_, i) => `k${i}`)
+    const body = JSON.stringify({
+      name: 'Rex',
+      categoryId: 1,
+      ...Object.fromEntries(keys.map((k) => [k, 1])),
+    })
+    expect(body.length).toBeLessThan(64 * 1024)
+    const answer = await served.post(body)
+    expect(answer.status).toBe(400)
+    const { message } = errorBodyOf(answer)
+    expect(message).toContain('k0 is not a field of a new pet')
+    expect(message).toContain(`k${UNKNOWN_NAMED - 1} is not`)
+    expect(message).not.toContain(`k${UNKNOWN_NAMED} is not`)
+    expect(message).toContain(`${5_000 - UNKNOWN_NAMED} more are unknown too`)
+    expect(answer.text.length).toBeLessThan(3_000)
+  })
+
+  it('cuts an unknown field name of thousands of characters', async () => {
+    const answer = await served.post(JSON.stringify({ name: 'Rex', categoryId: 1, ['x'.repeat(60_000)]: 1 }))
+    expect(answer.status).toBe(400)
+    expect(answer.text.length).toBeLessThan(500)
+  })
+
+  it.each([
+    '9007199254740990.5',
+    '9007199254740991.4',
+    '9007199254740991.00000000001',
+    '0.99999999999999999',
+    '9007199254740992.0',
+    '9007199254740993',
+    '1e400',
+    '-0',
+  ])(
+    'refuses a categoryId written %s, though JSON.parse may make an integer in range of it',
+    async (text) => {
+      const answer = await served.post(`{"name":"Rex","categoryId":${text}}`)
+      expect(answer.status, answer.text).toBe(400)
+      expect(errorBodyOf(answer).message).toContain('categoryId')
+      expect(app.added()).toBe(0)
+    },
+  )
+
+  it.each([
+    ['3.0', 3],
+    ['1e2', 100],
+    ['0.1e1', 1],
+    ['100000000000000000000e-20', 1],
+    ['90071992547409910e-1', 9007199254740991],
+  ])('accepts a categoryId written %s: the integer %s, exactly', async (text, value) => {
+    const answer = await served.post(`{"name":"Rex","categoryId":${text}}`)
+    expect(answer.status, answer.text).toBe(201)
+    expect(JSON.parse(answer.text)).toMatchObject({ categoryId: value })
+  })
+
+  it.each([
+    '{"name":"1.5","categoryId":3}',
+    '{"name":"1e2 \\" 2.5 \\\\","categoryId":9007199254740991}',
+    '{ "categoryId" : 12 , "name" : "-0.5e3", "status" : "sold" }',
+    '{"name":"Rex","categoryId":1000000000000000}',
+    '{"name":"\\u0031.5","categoryId":7}',
+  ])('still accepts %s: numbers inside strings are no numbers', async (body) => {
+    const answer = await served.post(body)
+    expect(answer.status, answer.text).toBe(201)
+  })
+
+  it.each([
+    '/v1/pets?limit=1e1',
+    '/v1/pets?limit=10.0',
+    '/v1/pets?after=9007199254740993',
+    '/v1/pets?after=1.5',
+    '/v1/pets/9007199254740993',
+    '/v1/pets/1.0',
+    '/v1/pets/1e0',
+  ])('refuses an integer parameter that is not one exactly: %s', async (path) => {
+    const answer = await served.send({ path, headers: { Authorization: BEARER } })
+    expect(answer.status).toBe(400)
+    expect(errorBodyOf(answer).code).toBe('validation_failed')
+  })
+
+  it('closes the connection after a 413 for a chunked body that passes the limit as it arrives', async () => {
+    // Nine chunks of 8 KiB (0x2000 bytes): over the 64 KiB limit, with no length declared.
+    const chunk = `2000\r\n${'x'.repeat(0x2000)}\r\n`
+    const answer = await raw(
+      served.port,
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ' +
+        `${BEARER}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+        chunk.repeat(9),
+    )
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+    expect(answer.toLowerCase()).toContain('connection: close')
   })
 })

@@ -1,4 +1,4 @@
-import { storeUnavailable, type StoreHealth, type StoreUnavailable } from '@pets/domain'
+import { storeRefusesWrites, storeUnavailable, type StoreHealth, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { sql, type Kysely } from 'kysely'
 
@@ -69,7 +69,7 @@ export const createPostgresStoreHealth = <DB>(
             noteWritable(refused === undefined, refused ?? 'PostgreSQL accepts writes again')
             return refused === undefined
               ? E.right(undefined)
-              : E.left(storeUnavailable(new DatabaseRefusesWritesError(refused)))
+              : E.left(storeRefusesWrites(new DatabaseRefusesWritesError(refused)))
           },
           // Whatever keeps the query from answering makes the store unfit for traffic.
           (error: unknown) => E.left(storeUnavailable(error)),

@@ -1,4 +1,4 @@
-import { storeUnavailable, type StoreUnavailable } from '@pets/domain'
+import { storeRefusesWrites, storeUnavailable, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 
@@ -147,7 +147,8 @@ export const tryStore =
         if (kind === 'defect') throw error
         if (kind === 'retry' && attempt === 1) continue
         report(options, error, attempt > 1)
-        return E.left(storeUnavailable(error))
+        // 25006: the database answers but refuses writes (a standby, or a failover in progress).
+        return E.left(sqlstateOf(error) === '25006' ? storeRefusesWrites(error) : storeUnavailable(error))
       }
     }
   }

@@ -7,8 +7,15 @@ export type InvalidInput = { readonly _tag: 'InvalidInput'; readonly issues: Rea
 export type PetNotFound = { readonly _tag: 'PetNotFound'; readonly id: PetId }
 /** The operation has passed its sunset and is no longer served. */
 export type Gone = { readonly _tag: 'Gone'; readonly operation: string; readonly sunset: Date }
-/** The store cannot be reached, or did not answer in time; trying again later may work. */
-export type StoreUnavailable = { readonly _tag: 'StoreUnavailable'; readonly cause?: unknown }
+/**
+ * The store cannot be reached, or did not answer in time; trying again later may work.
+ * `refusesWrites`: it answers, but accepts no changes (a failover in progress); reads work.
+ */
+export type StoreUnavailable = {
+  readonly _tag: 'StoreUnavailable'
+  readonly cause?: unknown
+  readonly refusesWrites?: true
+}
 /** An earlier request with the same idempotency key (and API key) is still being performed. */
 export type IdempotencyKeyInUse = { readonly _tag: 'IdempotencyKeyInUse' }
 /** The idempotency key (of the same API key) was used before for a different request. */
@@ -27,5 +34,11 @@ export const gone = (operation: string, sunset: Date): Gone => ({ _tag: 'Gone', 
 /** Makes a StoreUnavailable, with the cause for logs (never for responses). */
 export const storeUnavailable = (cause?: unknown): StoreUnavailable =>
   cause === undefined ? { _tag: 'StoreUnavailable' } : { _tag: 'StoreUnavailable', cause }
+
+/** Makes the StoreUnavailable of a store that answers but refuses writes, with the cause for logs. */
+export const storeRefusesWrites = (cause?: unknown): StoreUnavailable => ({
+  ...storeUnavailable(cause),
+  refusesWrites: true,
+})
 export const idempotencyKeyInUse = (): IdempotencyKeyInUse => ({ _tag: 'IdempotencyKeyInUse' })
 export const idempotencyKeyReused = (): IdempotencyKeyReused => ({ _tag: 'IdempotencyKeyReused' })

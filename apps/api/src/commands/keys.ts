@@ -55,7 +55,7 @@ export const keysCommand = (
     if (action === 'usage' && rest.length === 0) {
       const records = await unwrap(store.list())
       const usage = await unwrap(createPostgresApiKeyUsageLog(db).list())
-      const names = new Map(environmentKeys(config.apiKeys).map((k) => [k.id, k.name]))
+      const names = new Map(environmentKeys(config.apiKeys, config.apiKeyIdSecret).map((k) => [k.id, k.name]))
       usageTable(records, usage, DEPRECATED_OPERATIONS, names).forEach((line) => print(line))
       return
     }

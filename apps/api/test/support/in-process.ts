@@ -7,7 +7,7 @@ import { createService, type AnimalStoreService } from '../../src/create-service
 import { createLogger } from '../../src/logger.js'
 import { startServer, type RunningServer } from '../../src/start-server.js'
 
-/** The keys every in-process service accepts (ids: environmentKeyId of each). */
+/** The keys every in-process service accepts (ids, by their place in API_KEYS: env-1 and env-2). */
 export const KEYS = ['in-process-key-one', 'in-process-key-two'] as const
 
 export type InProcessOptions = {

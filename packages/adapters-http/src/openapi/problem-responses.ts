@@ -76,7 +76,9 @@ const NOTES: { readonly [T in Problem['_tag']]: ProblemNote<T> } = {
     examples: [{ _tag: 'IdempotencyKeyReused' }],
   },
   RateLimited: {
-    when: 'The API key has used up its rate limit; try again after `Retry-After` seconds.',
+    when:
+      'The API key has used up its rate limit, or too many keys that are not valid came from this ' +
+      "client's address (answered before the key is checked); try again after `Retry-After` seconds.",
     examples: [{ _tag: 'RateLimited', retryAfterSeconds: 1 }],
   },
 }

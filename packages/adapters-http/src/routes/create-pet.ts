@@ -1,8 +1,9 @@
-import { invalidInput, type ApiKeyOwner, type Pet } from '@pets/domain'
+import { invalidInput, MAX_ID, type ApiKeyOwner, type Pet } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import type { Context } from 'koa'
 import { decodeNewPet, encodePet } from '../codecs.js'
+import { numbersAreSafeIntegers } from '../integer-text.js'
 import { idempotencyKeyOf } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
 import { readJsonBody } from '../read-json-body.js'
@@ -17,6 +18,17 @@ export type CreatePetOptions = {
   readonly bodyTimeoutMs?: number
 }
 
+// CONTRACT: categoryId is a JSON integer in 1..2^53-1. JSON.parse makes integers of some numbers
+// that are not (`9007199254740990.5`, `0.99999999999999999`): the text tells.
+const INEXACT_CATEGORY_ID = E.left(
+  invalidInput([
+    {
+      field: 'categoryId',
+      problem: `must be an integer from 1 to ${MAX_ID}; this number is not one, though it would be rounded to one`,
+    },
+  ]),
+)
+
 /**
  * The handler of createPet. With an Idempotency-Key it adds the pet at most once per API key and
  * key: a retry with the same JSON value gets the first answer again (201, the same pet and
@@ -28,7 +40,10 @@ export const createPetHandler =
   async (ctx: Context): Promise<void> => {
     const body = await readJsonBody(ctx, bodyTimeoutMs === undefined ? {} : { timeoutMs: bodyTimeoutMs })
     if (E.isLeft(body)) return sendProblem(ctx, body.left)
-    const input = decodeNewPet(body.right)
+    const { value, text } = body.right
+    // A valid NewPet has one number, its categoryId: read in the text whether JSON.parse rounded it.
+    const decoded = decodeNewPet(value)
+    const input = E.isRight(decoded) && !numbersAreSafeIntegers(text) ? INEXACT_CATEGORY_ID : decoded
     const key = idempotencyKeyOf(ctx)
     if (E.isLeft(input) || E.isLeft(key))
       return sendProblem(
@@ -44,7 +59,7 @@ export const createPetHandler =
       const once = await useCases.createPetOnce({
         owner: owner.keyId,
         key: key.right.value,
-        fingerprint: requestFingerprint(body.right),
+        fingerprint: requestFingerprint(value),
         pet: input.right,
       })()
       created = E.map(({ pet }: { pet: Pet }) => pet)(once)

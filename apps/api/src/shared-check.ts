@@ -1,0 +1,31 @@
+import type * as E from 'fp-ts/lib/Either.js'
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
+
+/** What sharedCheck needs: how often at most to check, and a clock (performance.now unless given). */
+export type SharedCheckOptions = {
+  readonly everyMs: number
+  readonly now?: () => number
+}
+
+/**
+ * A check (such as `/readyz`'s look at the database) run at most once per `everyMs`, whatever the
+ * rate it is asked at: while one runs, every caller gets its answer; once it has answered, callers
+ * get that answer until `everyMs` after it started. So a flood of probes costs the store one query
+ * a second, and never a queue of them.
+ */
+export const sharedCheck = <L>(
+  check: () => TaskEither<L, void>,
+  { everyMs, now = () => performance.now() }: SharedCheckOptions,
+): (() => TaskEither<L, void>) => {
+  let latest: { readonly startedAt: number; readonly answer: Promise<E.Either<L, void>> } | undefined
+  return () => () => {
+    const at = now()
+    if (latest === undefined || at - latest.startedAt >= everyMs) {
+      const answer = check()()
+      latest = { startedAt: at, answer }
+      // A check that throws is a defect; the next caller tries again rather than sharing it.
+      answer.catch(() => (latest = undefined))
+    }
+    return latest.answer
+  }
+}

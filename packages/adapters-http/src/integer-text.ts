@@ -1,0 +1,105 @@
+// Character codes the scan looks at.
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const MINUS = 0x2d
+const ZERO = 0x30
+const NINE = 0x39
+// 2^53 − 1, the largest integer a binary64 carries along with every integer below it.
+const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER)
+
+const isDigit = (code: number) => code >= ZERO && code <= NINE
+// Anything a JSON number token may hold: digits, sign, point and exponent.
+const inNumber = (code: number) =>
+  isDigit(code) || code === 0x2e || code === 0x65 || code === 0x45 || code === 0x2b || code === MINUS
+
+// Digits at [start, end) that are at most 2^53 − 1: fewer digits, or as many and not above it.
+const withinSafeRange = (text: string, start: number, end: number): boolean => {
+  const digits = end - start
+  if (digits !== MAX_SAFE_DIGITS.length) return digits < MAX_SAFE_DIGITS.length
+  for (let i = 0; i < digits; i++) {
+    const difference = text.charCodeAt(start + i) - MAX_SAFE_DIGITS.charCodeAt(i)
+    if (difference !== 0) return difference < 0
+  }
+  return true
+}
+
+// Past this many digits an exponent is out of any range that matters here.
+const LONGEST_EXPONENT = 9
+
+/**
+ * Whether a token with a fraction or an exponent (`3.0`, `1e2`, `9007199254740990.5`) denotes an
+ * integer within ±(2^53 − 1): its digits, without the zeros at either end, shifted by the
+ * exponent, must leave no fraction and at most 2^53 − 1. Exact, on the text: no rounding.
+ */
+const denotesSafeInteger = (text: string, first: number, end: number): boolean => {
+  let i = first
+  while (i < end && isDigit(text.charCodeAt(i))) i++
+  const whole = text.slice(first, i)
+  let fraction = ''
+  if (text.charCodeAt(i) === 0x2e) {
+    const from = ++i
+    while (i < end && isDigit(text.charCodeAt(i))) i++
+    fraction = text.slice(from, i)
+  }
+  let exponent = 0
+  if (i < end) {
+    const digits = text.slice(
+      text.charCodeAt(i + 1) === 0x2b || text.charCodeAt(i + 1) === MINUS ? i + 2 : i + 1,
+      end,
+    )
+    const negative = text.charCodeAt(i + 1) === MINUS
+    const size = digits.length > LONGEST_EXPONENT ? 10 ** LONGEST_EXPONENT : Number(digits)
+    exponent = negative ? -size : size
+  }
+  const all = (whole + fraction).replace(/^0+/, '')
+  const significant = all.replace(/0+$/, '')
+  // Zero, however written, is an integer.
+  if (significant === '') return true
+  // The power of ten the last significant digit stands for: below 0, a fraction is left.
+  const shift = exponent - fraction.length + (all.length - significant.length)
+  if (shift < 0) return false
+  const digits = significant.length + shift
+  if (digits !== MAX_SAFE_DIGITS.length) return digits < MAX_SAFE_DIGITS.length
+  return significant + '0'.repeat(shift) <= MAX_SAFE_DIGITS
+}
+
+// A number token that denotes an integer within ±(2^53 − 1): plain digits at once, else exactly.
+const isSafeIntegerToken = (text: string, start: number, end: number): boolean => {
+  const first = text.charCodeAt(start) === MINUS ? start + 1 : start
+  for (let i = first; i < end; i++)
+    if (!isDigit(text.charCodeAt(i))) return denotesSafeInteger(text, first, end)
+  return withinSafeRange(text, first, end)
+}
+
+// Whether the quote at `at` is escaped: preceded by an odd number of backslashes.
+const escaped = (text: string, at: number): boolean => {
+  let backslashes = 0
+  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++
+  return backslashes % 2 === 1
+}
+
+/**
+ * Whether every number of a JSON text denotes an integer within ±(2^53 − 1), where binary64
+ * carries each integer exactly: `3`, and `3.0` or `3e0` too, which are the same number, but not
+ * `9007199254740990.5` or `0.99999999999999999`, which JSON.parse rounds to integers. JSON.parse on
+ * Node 20 gives no access to a number's text: only the text tells them apart. The text must be
+ * valid JSON (parsed already). Strings are skipped (a name of `"1.5"` is no number), from quote to
+ * quote. One pass; no allocation but for a number with a fraction or an exponent.
+ */
+export const numbersAreSafeIntegers = (text: string): boolean => {
+  const length = text.length
+  let i = 0
+  while (i < length) {
+    const code = text.charCodeAt(i)
+    if (code === QUOTE) {
+      let close = text.indexOf('"', i + 1)
+      while (close !== -1 && escaped(text, close)) close = text.indexOf('"', close + 1)
+      i = close === -1 ? length : close + 1
+    } else if (code === MINUS || isDigit(code)) {
+      const start = i
+      while (i < length && inNumber(text.charCodeAt(i))) i++
+      if (!isSafeIntegerToken(text, start, i)) return false
+    } else i++
+  }
+  return true
+}
