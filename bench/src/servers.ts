@@ -9,7 +9,11 @@ import type { LaunchSpec } from './launch.js'
 export type Mode = 'memory' | 'postgres'
 
 /** The built service, as `pnpm start` and a container run it. */
-export const SERVICE_MAIN = join(dirname(createRequire(import.meta.url).resolve('@pets/api')), 'bin', 'animal-store.mjs')
+export const SERVICE_MAIN = join(
+  dirname(createRequire(import.meta.url).resolve('@pets/api')),
+  'bin',
+  'animal-store.mjs',
+)
 
 // src/ and dist/ are both one level below the package; the baselines run from dist/ (built JS).
 const BENCH_ROOT = fileURLToPath(new URL('..', import.meta.url))

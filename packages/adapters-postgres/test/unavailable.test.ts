@@ -1,4 +1,4 @@
-import { storeUnavailable } from '@pets/domain'
+import { storeRefusesWrites, storeUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import {
@@ -142,7 +142,9 @@ describe('tryStore, retrying and reporting', () => {
     const timeout = new Error('Query read timeout')
     for (const error of [readOnly, timeout]) {
       const { query, calls } = failingTimes(5, error)
-      expect(await tryStore(query, options)()).toEqual(E.left(storeUnavailable(error)))
+      // A read-only database answers: it refuses writes, which the answer says.
+      const expected = error === readOnly ? storeRefusesWrites(error) : storeUnavailable(error)
+      expect(await tryStore(query, options)()).toEqual(E.left(expected))
       expect(calls()).toBe(1)
     }
     expect(events).toEqual([
