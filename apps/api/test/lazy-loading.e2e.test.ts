@@ -62,9 +62,10 @@ const loadedBy = async (env: Record<string, string>, requests: ReadonlyArray<str
   }
 }
 
-// Text found only in the code of pg (its SASL authentication) and of kysely (its class's name).
+// Text found only in the code of pg (its SASL authentication) and of kysely (the table its
+// migrator keeps).
 const PG = 'SCRAM-SHA-256'
-const KYSELY = '"Kysely"'
+const KYSELY = 'kysely_migration_lock'
 
 describe('what the shipped service loads, by storage', () => {
   const databases: Array<FreshDatabase> = []
