@@ -38,9 +38,6 @@ const sendOnce = (handle: RequestListener, request: InProcessRequest): Promise<n
     handle(req, res)
   })
 
-/** Sends `request` once, for a check of its status. */
-export const sendInProcess = sendOnce
-
 /**
  * Sends `request` `count` times, one after the other (after a fifth as many to warm up), and says
  * what each cost: CPU time (process.cpuUsage) and bytes allocated (heap growth plus what every

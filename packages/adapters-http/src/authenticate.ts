@@ -1,7 +1,6 @@
 import type { ApiKeyOwner, Authenticator } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
-import type { Context } from 'koa'
 import type { Problem } from './problems.js'
 
 // CONTRACT (RFC 7235, RFC 6750): the scheme, case-insensitive, one or more spaces, the key.
@@ -29,10 +28,3 @@ export const authenticateKey = async (
   if (E.isLeft(found)) return found
   return O.isSome(found.right) ? E.right(found.right.value) : E.left(UNKNOWN_KEY)
 }
-
-/** authenticateKey for the key of a request's Authorization header. */
-export const authenticateRequest = (
-  authenticator: Authenticator,
-  ctx: Pick<Context, 'get'>,
-): Promise<E.Either<Problem, ApiKeyOwner>> =>
-  authenticateKey(authenticator, bearerKey(ctx.get('Authorization') || undefined))
