@@ -4,6 +4,7 @@ import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino'
 import type PinoPretty from 'pino-pretty'
 import type { AppConfig } from './config.js'
 import { LineBuffer } from './line-buffer.js'
+import { requestLineWriter } from './request-line.js'
 
 /** The service's logger: a pino logger. */
 export type Logger = PinoLogger
@@ -156,12 +157,15 @@ export const exitOnUncaughtErrors = (logger: Logger): void => {
 /**
  * The logger the HTTP adapter writes through. Its request lines hold only fields the adapter
  * sets (never a header's value), so they skip the wildcard paths, which cost pino about ten times
- * the line itself (bench/RESULTS.md); errors, whose objects may hold anything, keep them all.
+ * the line itself (bench/RESULTS.md), and on the service's own destination they are written by
+ * request-line.ts; errors, whose objects may hold anything, keep every redaction.
  */
 export const httpLoggerOf = (logger: Logger): HttpLogger => {
   const requestLines = logger.child({}, { redact: { paths: CREDENTIALS, censor: '[redacted]' } })
+  const request = requestLineWriter(logger)
   return {
     info: (fields, message) => requestLines.info(fields, message),
+    ...(request === undefined ? {} : { request }),
     error: (fields, message) => logger.error(fields, message),
     isLevelEnabled: (level) => logger.isLevelEnabled(level),
   }

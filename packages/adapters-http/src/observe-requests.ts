@@ -25,9 +25,12 @@ const rawPathOf = (url: string): string => {
  * `observe`, the host's counters. A request costs one record, shared by both, and nothing at all
  * when the log level is above info and the host counts nothing.
  */
-export const observeRequests =
-  (logger: HttpLogger, observe?: (request: ObservedRequest) => void): RequestObserver =>
-  (ctx, startedMs, aborted) => {
+export const observeRequests = (
+  logger: HttpLogger,
+  observe?: (request: ObservedRequest) => void,
+): RequestObserver => {
+  const writeLine = logger.request
+  return (ctx, startedMs, aborted) => {
     const logged = logger.isLevelEnabled?.('info') ?? true
     if (!logged && observe === undefined) return
     const { state } = ctx
@@ -43,7 +46,10 @@ export const observeRequests =
       path: state.route === undefined ? rawPathOf(ctx.req.url ?? '') : null,
       aborted,
     }
-    if (logged) logger.info(request, 'request')
+    if (logged) {
+      if (writeLine !== undefined) writeLine(request)
+      else logger.info(request, 'request')
+    }
     if (observe === undefined) return
     try {
       observe(request)
@@ -52,3 +58,4 @@ export const observeRequests =
       logger.error({ requestId: request.requestId, err: error }, 'observing a request failed')
     }
   }
+}
