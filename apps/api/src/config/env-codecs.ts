@@ -1,0 +1,115 @@
+import * as t from 'io-ts'
+
+/** How loadConfig reads one variable with a codec: with a fallback, or optional. */
+export type Read = {
+  readonly read: <A>(name: string, codec: t.Type<A, string, unknown>, fallback: A) => A
+  readonly optional: <A>(name: string, codec: t.Type<A, string, unknown>) => A | undefined
+}
+
+/**
+ * The codecs of environment variables: each decodes the text of one variable, and says what it
+ * must be when it cannot (never what it was: it may be a secret).
+ */
+
+export const oneOf = <A extends string>(values: ReadonlyArray<A>) =>
+  new t.Type<A, string, unknown>(
+    values.join('|'),
+    (u): u is A => values.includes(u as A),
+    (u, c) =>
+      values.includes(u as A) ? t.success(u as A) : t.failure(u, c, `must be one of ${values.join(', ')}`),
+    String,
+  )
+
+export const integer = (min: number, max: number) =>
+  new t.Type<number, string, unknown>(
+    `integer ${min}..${max}`,
+    (u): u is number => typeof u === 'number',
+    (u, c) => {
+      const n = typeof u === 'string' && /^[0-9]+$/.test(u) ? Number(u) : Number.NaN
+      return Number.isSafeInteger(n) && n >= min && n <= max
+        ? t.success(n)
+        : t.failure(u, c, `must be an integer from ${min} to ${max}`)
+    },
+    String,
+  )
+
+export const boolean = oneOf(['true', 'false'])
+
+export const rate = new t.Type<number, string, unknown>(
+  'Rate',
+  (u): u is number => typeof u === 'number',
+  (u, c) => {
+    const n = typeof u === 'string' && /^[0-9]{1,7}(\.[0-9]{1,6})?$/.test(u) ? Number(u) : Number.NaN
+    return n > 0 && n <= 1_000_000
+      ? t.success(n)
+      : t.failure(
+          u,
+          c,
+          'must be a number of requests per second above 0 and at most 1000000, such as 10 or 0.5',
+        )
+  },
+  String,
+)
+
+export const httpUrl = new t.Type<string, string, unknown>(
+  'URL',
+  (u): u is string => typeof u === 'string',
+  (u, c) => {
+    const url = typeof u === 'string' && URL.canParse(u) ? new URL(u) : undefined
+    return url !== undefined &&
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      !url.search &&
+      !url.hash
+      ? t.success(u as string)
+      : t.failure(u, c, 'must be an absolute http or https URL without query or fragment')
+  },
+  String,
+)
+
+export const postgresUrl = new t.Type<string, string, unknown>(
+  'PostgresURL',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && /^postgres(ql)?:\/\//.test(u) && URL.canParse(u)
+      ? t.success(u)
+      : t.failure(u, c, 'must be a postgres:// or postgresql:// connection URL'),
+  String,
+)
+
+export const instant = new t.Type<Date, string, unknown>(
+  'Instant',
+  (u): u is Date => u instanceof Date,
+  (u, c) => {
+    const ok =
+      typeof u === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(u)
+    const date = ok ? new Date(u) : undefined
+    return date !== undefined && !Number.isNaN(date.getTime())
+      ? t.success(date)
+      : t.failure(u, c, 'must be an ISO 8601 instant with a time zone, such as 2030-12-05T00:00:00Z')
+  },
+  (d) => d.toISOString(),
+)
+
+export const apiKeyList = new t.Type<ReadonlyArray<string>, string, unknown>(
+  'ApiKeys',
+  (u): u is ReadonlyArray<string> => Array.isArray(u),
+  (u, c) => {
+    const keys = typeof u === 'string' ? u.split(',').map((k) => k.trim()) : []
+    return keys.length > 0 && keys.every((k) => /^[\x21-\x7E]+$/.test(k) && !k.includes(','))
+      ? t.success(keys)
+      : t.failure(u, c, 'must be a comma-separated list of keys of visible ASCII characters, none empty')
+  },
+  (keys) => keys.join(','),
+)
+
+/** A secret such as API_KEY_ID_SECRET: at least `minLength` visible ASCII characters. */
+export const secretOf = (minLength: number) =>
+  new t.Type<string, string, unknown>(
+    'Secret',
+    (u): u is string => typeof u === 'string',
+    (u, c) =>
+      typeof u === 'string' && u.length >= minLength && /^[\x21-\x7E]+$/.test(u)
+        ? t.success(u)
+        : t.failure(u, c, `must be at least ${minLength} visible ASCII characters`),
+    String,
+  )
