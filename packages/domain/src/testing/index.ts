@@ -7,3 +7,4 @@ export {
   type OpenIdempotentPetCreations,
 } from './idempotent-pet-creations.contract.js'
 export { describePetRepositoryContract, type OpenPetRepository } from './pet-repository.contract.js'
+export { describeStorageContract, type OpenStorage } from './storage.contract.js'
