@@ -56,6 +56,27 @@ ensure_chromium() {
     say "installing chromium failed; the browser test will say how to install it"
 }
 
+# The PgBouncer tests start Debian's pgbouncer (transaction mode, a free port) in front of the test
+# PostgreSQL, unless TEST_PGBOUNCER_URL names one; they fail, saying how to install it, without it.
+ensure_pgbouncer() {
+  if [ -n "${TEST_PGBOUNCER_URL:-}" ] || [ -x /usr/sbin/pgbouncer ]; then return; fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
+      say "cannot install PgBouncer (not root, no sudo): run 'apt-get update && apt-get install -y pgbouncer' as root"
+      return
+    fi
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    say "cannot install PgBouncer: no apt-get here; install pgbouncer at /usr/sbin/pgbouncer or set TEST_PGBOUNCER_URL"
+    return
+  fi
+  say "installing Debian's pgbouncer for the tests through a transaction pooler"
+  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq pgbouncer >&2 ||
+    say "installing pgbouncer failed; the PgBouncer tests will say how to provide one"
+  # The package starts a system-wide PgBouncer where systemd runs; the tests start their own.
+}
+
 command="${1:-}"
 case "$command" in
   start)
@@ -68,6 +89,7 @@ case "$command" in
     pnpm install --frozen-lockfile
     ensure_postgres
     ensure_chromium
+    ensure_pgbouncer
     # setup-tests stops here: .ci/run then runs `pnpm test` itself, as the README says.
     if [ "$command" = test ]; then exec pnpm test; fi
     ;;

@@ -2,17 +2,19 @@ import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
 import { guardPool } from './guarded-pool.js'
+import { poolerAwareness, type ConnectionFacts, type PoolerMode } from './pooler.js'
 import type { Database } from './schema.js'
+import {
+  keepAliveOf,
+  perTransactionSettings,
+  sessionSettings,
+  startupOptions,
+  withOptions,
+  type KeepAliveOptions,
+} from './session-settings.js'
 
-/** TCP keepalives, on both ends of every connection of the pool. */
-export type KeepAliveOptions = {
-  /** Idle time before the first probe; 5000 ms unless given (the server counts whole seconds). */
-  readonly idleMs?: number
-  /** Time between probes, on the server; 1000 ms unless given. */
-  readonly intervalMs?: number
-  /** Unanswered probes before the server drops the connection; 3 unless given. */
-  readonly count?: number
-}
+export { sessionSettings, type KeepAliveOptions } from './session-settings.js'
+export type { ConnectionFacts, PoolerMode } from './pooler.js'
 
 /** How to reach PostgreSQL, and how long to wait for it. */
 export type PostgresDatabaseOptions = {
@@ -43,11 +45,14 @@ export type PostgresDatabaseOptions = {
   readonly idleInTransactionTimeoutMs?: number
   readonly keepAlive?: KeepAliveOptions
   /**
-   * Whether to send the server-side settings (the timeouts, TCP keepalives) in the `options`
-   * startup parameter; true unless given. Through a pooler that refuses `options`, set it false and
-   * give those settings to the role instead (README).
+   * Whether to send the server-side settings (the timeouts, TCP keepalives) at all; true unless
+   * given. Directly to PostgreSQL they go in the `options` startup parameter; behind a pooler, the
+   * timeouts are set in front of each statement instead (see `pooler`). False: none is sent, and
+   * the role's or database's own apply (`ALTER ROLE … SET`).
    */
   readonly sendSessionSettings?: boolean
+  /** Whether a transaction pooler is in between; `detect` unless given (PoolerMode). */
+  readonly pooler?: PoolerMode
   /** Shown in pg_stat_activity, so operators see who holds a connection. */
   readonly applicationName?: string
   /** Told about connections that broke while no query was using them; the pool replaces them. */
@@ -62,6 +67,8 @@ export type PostgresDatabase = {
   readonly lockTimeoutMs: number
   /** Connections destroyed because they broke or were presumed dead. */
   readonly evictions: () => number
+  /** What the pool found out about the path to PostgreSQL; connects once if it has not yet. */
+  readonly connectionFacts: () => Promise<ConnectionFacts>
   /** Waits for running queries, then closes every connection. Calling it again does nothing more. */
   readonly close: () => Promise<void>
 }
@@ -79,46 +86,6 @@ const int8AsText = (): pg.TypeOverrides => {
   return types
 }
 
-/** The settings each session of the pool gets from the server, by name, as `SET` would take them. */
-export const sessionSettings = (options: Omit<PostgresDatabaseOptions, 'connectionString'>) => {
-  const keepAlive = keepAliveOf(options.keepAlive)
-  return {
-    statement_timeout: options.statementTimeoutMs ?? 750,
-    lock_timeout: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 2000,
-    tcp_keepalives_idle: Math.max(1, Math.ceil(keepAlive.idleMs / 1000)),
-    tcp_keepalives_interval: Math.max(1, Math.ceil(keepAlive.intervalMs / 1000)),
-    tcp_keepalives_count: keepAlive.count,
-    // Data the server sent that stays unacknowledged this long ends the connection too.
-    tcp_user_timeout: keepAlive.idleMs + keepAlive.intervalMs * keepAlive.count,
-  }
-}
-
-const keepAliveOf = (options: KeepAliveOptions = {}) => ({
-  idleMs: options.idleMs ?? 5000,
-  intervalMs: options.intervalMs ?? 1000,
-  count: options.count ?? 3,
-})
-
-// pg lets a connection string's own parameters win over the configuration, so `options` given in
-// DATABASE_URL would replace ours: it is taken out and appended after ours (a later -c wins).
-const withOptions = (connectionString: string, ours: string | undefined) => {
-  let theirs: string | null = null
-  let rest = connectionString
-  try {
-    const url = new URL(connectionString)
-    theirs = url.searchParams.get('options')
-    if (theirs !== null) {
-      url.searchParams.delete('options')
-      rest = url.toString()
-    }
-  } catch {
-    // not a URL (a key=value string): pg reads it as it is
-  }
-  const options = [ours, theirs].filter((o) => o !== undefined && o !== null && o !== '').join(' ')
-  return { connectionString: rest, ...(options === '' ? {} : { options }) }
-}
-
 // The lock timeout of each handle made here, so that the adapters repeat the pool's own inside
 // their writes unless told otherwise.
 const lockTimeouts = new WeakMap<object, number>()
@@ -129,6 +96,16 @@ const lockTimeouts = new WeakMap<object, number>()
  */
 export const lockTimeoutOf = (db: object): number => lockTimeouts.get(db) ?? DEFAULT_LOCK_TIMEOUT_MS
 
+// What each handle made here knows of its path, so that migrateToLatest can tell a pooler.
+const factsOf = new WeakMap<object, () => Promise<ConnectionFacts>>()
+
+/**
+ * Whether `db` reaches PostgreSQL through a connection pooler: learned by createPostgresDatabase
+ * (connecting once if needed); false for a handle made elsewhere.
+ */
+export const throughPooler = async (db: object): Promise<boolean> =>
+  (await factsOf.get(db)?.())?.pooler ?? false
+
 /** Opens a connection pool to PostgreSQL and a kysely handle on it. Connects lazily, on the first query. */
 export const createPostgresDatabase = (options: PostgresDatabaseOptions): PostgresDatabase => {
   const statementTimeoutMs = options.statementTimeoutMs ?? 750
@@ -136,14 +113,13 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
   const settings = sessionSettings(options)
   const keepAlive = keepAliveOf(options.keepAlive)
   const onError = options.onError ?? (() => {})
-  const ours =
-    options.sendSessionSettings === false
-      ? undefined
-      : Object.entries(settings)
-          .map(([name, value]) => `-c ${name}=${value}`)
-          .join(' ')
+  const mode = options.pooler ?? 'detect'
+  const send = options.sendSessionSettings !== false
   const pool = new pg.Pool({
-    ...withOptions(options.connectionString, ours),
+    ...withOptions(
+      options.connectionString,
+      send && mode !== 'transaction' ? startupOptions(settings) : undefined,
+    ),
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 1000,
     // No `statement_timeout` here: pg would send it as a startup parameter of its own, which a
@@ -162,15 +138,19 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
   pool.on('error', onError)
   pool.on('connect', (client) => client.on('error', onError))
 
-  const guarded = guardPool(pool, { queryTimeoutMs })
+  const pooler = poolerAwareness(pool, mode, send ? perTransactionSettings(settings) : undefined)
+  const guarded = guardPool(pool, { queryTimeoutMs, ...pooler.guard })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guarded }) })
   lockTimeouts.set(db, settings.lock_timeout)
+  const connectionFacts = () => pooler.facts(guarded.connect)
+  factsOf.set(db, connectionFacts)
   let closing: Promise<void> | undefined
   return {
     db,
     pool,
     lockTimeoutMs: settings.lock_timeout,
     evictions: guarded.evictions,
+    connectionFacts,
     close: () => (closing ??= db.destroy()),
   }
 }

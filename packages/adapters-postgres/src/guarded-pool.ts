@@ -37,6 +37,7 @@ export type GuardedPool = PostgresPool & {
 export const destroySocket = (client: pg.ClientBase): void =>
   (client as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy()
 
+type Answer = Promise<pg.QueryResult>
 /** How the guarded pool bounds each query. */
 export type GuardOptions = {
   /**
@@ -46,6 +47,12 @@ export type GuardOptions = {
   readonly queryTimeoutMs?: number
   /** A monotonic clock in ms; `performance.now` unless given. */
   readonly now?: () => number
+  /** Runs on each connection before it is first handed out, with a query bounded as every other. */
+  readonly firstUse?: (query: (text: string) => Answer, client: pg.PoolClient) => Promise<void>
+  /** How a query is sent; `client.query(text, values)` unless given. */
+  readonly send?: (client: pg.PoolClient, text: string, values: ReadonlyArray<unknown>) => Answer
+  /** Whether a failed connection attempt is made once more at once (the settings were changed). */
+  readonly retryConnect?: (error: unknown) => boolean
 }
 
 /** The error of a query that the server did not answer in time; its connection is destroyed. */
@@ -72,6 +79,8 @@ export class QueryReadTimeoutError extends Error {
 export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPool => {
   const now = options.now ?? (() => performance.now())
   const queryTimeoutMs = options.queryTimeoutMs ?? 0
+  const send =
+    options.send ?? ((client, text, parameters) => client.query(text, parameters as Array<unknown>))
   const tracked = new WeakMap<pg.PoolClient, Tracked>()
   let suspectBefore = Number.NEGATIVE_INFINITY
   let evictions = 0
@@ -116,7 +125,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
             )
           : undefined
       Promise.resolve()
-        .then(() => entry.client.query(text, parameters as Array<unknown>))
+        .then(() => send(entry.client, text, parameters ?? []))
         .then(
           (result) => {
             clearTimeout(timer)
@@ -161,7 +170,16 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
       // Each turn either returns or destroys one idle connection, so this ends: at worst with a
       // connection opened now.
       for (;;) {
-        const entry = track(await pool.connect())
+        const client = await pool.connect().catch((error: unknown) => {
+          if (options.retryConnect?.(error) === true) return pool.connect()
+          throw error
+        })
+        const first = !tracked.has(client)
+        const entry = track(client)
+        const firstUse = first
+          ? options.firstUse?.((text) => query(entry, text, undefined), client)
+          : undefined
+        await firstUse?.catch((error: unknown) => (entry.wrapper.release(), Promise.reject(error)))
         if (entry.lastAnsweredAt >= suspectBefore) return entry.wrapper
         evict(entry.client, new Error('presumed dead: not answered since another connection broke'))
       }

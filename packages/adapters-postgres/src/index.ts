@@ -4,10 +4,19 @@ export {
   lockTimeoutOf,
   QUERY_TIMEOUT_MARGIN_MS,
   sessionSettings,
+  throughPooler,
+  type ConnectionFacts,
   type KeepAliveOptions,
+  type PoolerMode,
   type PostgresDatabase,
   type PostgresDatabaseOptions,
 } from './create-postgres-database.js'
+export {
+  createPostgresStorage,
+  type PostgresStorage,
+  type PostgresStorageOptions,
+  type StorageLog,
+} from './postgres-storage.js'
 export {
   guardPool,
   isBrokenConnection,
@@ -15,7 +24,7 @@ export {
   type GuardedPool,
   type GuardOptions,
 } from './guarded-pool.js'
-export { migrateToLatest, type MigrationLog } from './migrate-to-latest.js'
+export { migrateToLatest, MigrationsNeedSessionError, type MigrationLog } from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'
 export { API_KEYS_CHANNEL } from './api-key-cache.js'
 export { ListenUnheardError, type ListenOptions } from './change-listener.js'

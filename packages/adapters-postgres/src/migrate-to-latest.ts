@@ -1,5 +1,6 @@
 import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { throughPooler } from './create-postgres-database.js'
 import { migrations } from './migrations/index.js'
 
 // Any fixed int8 will do, as long as nothing else on the database takes the same advisory lock.
@@ -14,16 +15,32 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 /** Prints a line about the migrations; silent unless given. */
 export type MigrationLog = (line: string) => void
 
+/** Migrations need a session, and the handle they were given goes through a connection pooler. */
+export class MigrationsNeedSessionError extends Error {
+  override readonly name = 'MigrationsNeedSessionError'
+}
+
 /**
  * Runs every migration not yet run, in one transaction, and returns their names. A PostgreSQL
  * session advisory lock, held on one connection for the whole run, lets several instances start
  * together on an empty database. Throws an Error naming the migration that failed.
+ *
+ * Refuses, with a MigrationsNeedSessionError and before any statement of its own, a handle of
+ * createPostgresDatabase that found a connection pooler: a session lock (this one, and kysely's
+ * own around the run) would stay on whichever server connection took it, and block every later run.
  */
-export const migrateToLatest = <DB>(
+export const migrateToLatest = async <DB>(
   db: Kysely<DB>,
   log: MigrationLog = () => {},
-): Promise<ReadonlyArray<string>> =>
-  db.connection().execute(async (connection) => {
+): Promise<ReadonlyArray<string>> => {
+  if (await throughPooler(db))
+    throw new MigrationsNeedSessionError(
+      'Migrations did not run: they hold session advisory locks, and this connection goes through a ' +
+        'connection pooler (PgBouncer?), which would leave the locks on a server connection. Run them on a ' +
+        'direct connection to PostgreSQL: set DATABASE_DIRECT_URL (or run `animal-store migrate` with ' +
+        'DATABASE_URL on PostgreSQL itself).',
+    )
+  return db.connection().execute(async (connection) => {
     await acquireLock(connection, log)
     let failed = true
     try {
@@ -40,6 +57,7 @@ export const migrateToLatest = <DB>(
         })
     }
   })
+}
 
 const acquireLock = async <DB>(connection: Kysely<DB>, log: MigrationLog) => {
   const giveUpAt = Date.now() + LOCK_WAIT_MS

@@ -2,7 +2,11 @@ import { createPostgresDatabase, type PostgresDatabase } from '@pets/adapters-po
 import type { AppConfig } from '../config.js'
 import { UsageError } from './usage.js'
 
-/** Runs `work` on the configured PostgreSQL database, and closes the pool afterwards. */
+/**
+ * Runs `work` on the configured PostgreSQL database, and closes the pool afterwards: through
+ * DATABASE_DIRECT_URL when set (migrations hold a session lock; a transaction pooler would not keep
+ * it), else DATABASE_URL.
+ */
 export const withDatabase = async <A>(
   config: AppConfig,
   command: string,
@@ -11,7 +15,9 @@ export const withDatabase = async <A>(
   if (config.storage.kind !== 'postgres')
     throw new UsageError(`"${command}" works on PostgreSQL: set DATABASE_URL (and not STORAGE=memory)`)
   const database = createPostgresDatabase({
-    connectionString: config.storage.url,
+    connectionString: config.storage.directUrl ?? config.storage.url,
+    // DATABASE_DIRECT_URL is a session by definition; DATABASE_URL may be a pooler (migrations refuse one).
+    pooler: config.storage.directUrl === undefined ? 'detect' : 'none',
     connectionTimeoutMs: config.storage.connectionTimeoutMs,
     statementTimeoutMs: 0,
     poolSize: 1,

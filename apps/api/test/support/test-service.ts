@@ -1,4 +1,4 @@
-import { openFreshDatabase } from '@pets/adapters-postgres/testing'
+import { openFreshDatabase, type TestPgBouncer } from '@pets/adapters-postgres/testing'
 import { aClock } from '@pets/domain/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import { loadConfig } from '../../src/config.js'
@@ -18,6 +18,11 @@ export type TestServiceOptions = {
   readonly env?: Readonly<Record<string, string>>
   /** Where the test clock starts; it stands still until `clock.set`. */
   readonly clockNow?: string
+  /**
+   * With `postgres`: DATABASE_URL through this PgBouncer (transaction mode), DATABASE_DIRECT_URL
+   * the database itself.
+   */
+  readonly pgbouncer?: TestPgBouncer
 }
 
 /** The service, started in this process on a free port, with a clock the test controls. */
@@ -28,6 +33,9 @@ export const startTestService = async (options: TestServiceOptions = {}) => {
     PORT: '0',
     LOG_LEVEL: 'silent',
     ...(database === undefined ? {} : { DATABASE_URL: database.url, MIGRATE_ON_START: 'false' }),
+    ...(database === undefined || options.pgbouncer === undefined
+      ? {}
+      : { DATABASE_URL: options.pgbouncer.through(database.url), DATABASE_DIRECT_URL: database.url }),
     ...options.env,
   })
   if (E.isLeft(config)) throw new Error(`bad test configuration: ${config.left.join('; ')}`)

@@ -4,6 +4,7 @@ import {
   type PostgresDatabase,
   type PostgresDatabaseOptions,
 } from '../create-postgres-database.js'
+import type { TestPgBouncer } from './pgbouncer.js'
 import type { TestDatabase } from './provide-test-database.js'
 import { databaseUrl, dropDatabases, quoteIdent, withAdminClient } from './with-admin-client.js'
 
@@ -15,10 +16,19 @@ const TEST_TIMEOUT_MS = 10_000
  */
 export type FreshDatabaseOptions = Omit<PostgresDatabaseOptions, 'connectionString'> & {
   readonly empty?: boolean
+  /** The pool connects through this PgBouncer (startTestPgBouncer) instead of directly. */
+  readonly through?: TestPgBouncer
 }
 
-/** A database of its own for one test: its URL and name, a pool on it, and a `close` that drops it. */
-export type FreshDatabase = PostgresDatabase & { readonly url: string; readonly name: string }
+/**
+ * A database of its own for one test: its URL (on PostgreSQL itself) and name, a pool on it (on
+ * `poolUrl`: through the PgBouncer when given one, else `url`), and a `close` that drops it.
+ */
+export type FreshDatabase = PostgresDatabase & {
+  readonly url: string
+  readonly poolUrl: string
+  readonly name: string
+}
 
 /**
  * Clones the migrated template into a new database with a unique name, so each test (or file)
@@ -28,7 +38,7 @@ export const openFreshDatabase = async (
   admin: TestDatabase,
   options: FreshDatabaseOptions = {},
 ): Promise<FreshDatabase> => {
-  const { empty = false, ...poolOptions } = options
+  const { empty = false, through, ...poolOptions } = options
   // Named after the template, so the teardown finds what a crashed test left behind.
   const name = `${admin.templateName}_${randomBytes(4).toString('hex')}`
   const template = empty ? 'template0' : admin.templateName
@@ -36,6 +46,7 @@ export const openFreshDatabase = async (
     client.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`),
   )
   const url = databaseUrl(admin.url, name)
+  const poolUrl = through === undefined ? url : through.through(url)
   // Generous unless given: a test on a machine busy with other tests must not time out unless it
   // is about time (the service's own defaults answer 503 within about 2 s).
   const database = createPostgresDatabase({
@@ -43,7 +54,7 @@ export const openFreshDatabase = async (
     statementTimeoutMs: TEST_TIMEOUT_MS,
     lockTimeoutMs: TEST_TIMEOUT_MS,
     ...poolOptions,
-    connectionString: url,
+    connectionString: poolUrl,
   })
   let closing: Promise<void> | undefined
   const close = async () => {
@@ -53,5 +64,5 @@ export const openFreshDatabase = async (
       await dropDatabases(admin.url, name)
     }
   }
-  return { ...database, url, name, close: () => (closing ??= close()) }
+  return { ...database, url, poolUrl, name, close: () => (closing ??= close()) }
 }

@@ -1,0 +1,82 @@
+import type pg from 'pg'
+import type { GuardOptions } from './guarded-pool.js'
+import { withSettingsFirst } from './session-settings.js'
+
+/**
+ * How the pool learns whether a connection pooler (PgBouncer) is between it and PostgreSQL:
+ * `detect` (the default) compares, on the first connection, the backend pid the connection was
+ * given at startup with `pg_backend_pid()` (a pooler hands out keys of its own); `transaction`
+ * says there is one, `none` that there is none.
+ */
+export type PoolerMode = 'detect' | 'transaction' | 'none'
+
+/** What the pool found out about the path to PostgreSQL. */
+export type ConnectionFacts = {
+  /** Whether a pooler is in between (then nothing may outlive a transaction). */
+  readonly pooler: boolean
+  /**
+   * Where the server-side timeouts are set: `startup` (the `options` startup parameter, for the
+   * session), `per transaction` (in front of each statement, for its transaction only: behind a
+   * pooler), or `none` (sendSessionSettings: false).
+   */
+  readonly settings: 'startup' | 'per transaction' | 'none'
+  /** Whether the server refused the `options` startup parameter (PgBouncer does, unless told to ignore it). */
+  readonly startupOptionsRefused: boolean
+}
+
+// What PgBouncer answers (08P01) to a startup parameter it does not know.
+const REFUSED_PARAMETER = /unsupported startup parameter/
+
+/**
+ * What the guarded pool of `pool` does about a pooler: learns whether there is one (`firstUse`,
+ * `retryConnect`), and behind one sends `perTransaction` (the timeouts; none when undefined) in
+ * front of each statement (`rewrite`), since a session setting would stay on whichever server
+ * connection the pooler picked. `facts` connects once if nothing is known yet.
+ */
+export const poolerAwareness = (pool: pg.Pool, mode: PoolerMode, perTransaction: string | undefined) => {
+  // undefined until the first connection tells (mode `detect`).
+  let pooler: boolean | undefined = mode === 'detect' ? undefined : mode === 'transaction'
+  let startupOptionsRefused = false
+  const guard: Pick<GuardOptions, 'send' | 'retryConnect' | 'firstUse'> = {
+    send: async (client, text, values) => {
+      const instead =
+        pooler === true && perTransaction !== undefined
+          ? withSettingsFirst(perTransaction, text, values)
+          : undefined
+      if (instead === undefined) return client.query(text, values as Array<unknown>)
+      // Several statements in one message answer an array of results; the last is the caller's.
+      const results = (await client.query(instead)) as pg.QueryResult | Array<pg.QueryResult>
+      return Array.isArray(results) ? results.at(-1)! : results
+    },
+    // A server that refuses `options` (PgBouncer, unless `ignore_startup_parameters` lists it) is
+    // a pooler: connect without it, at once, and from then on.
+    retryConnect: (error) => {
+      if (mode !== 'detect' || !(error instanceof Error) || !REFUSED_PARAMETER.test(error.message))
+        return false
+      // Connections begun before the first refusal came back still carried them: once more, each.
+      if (pool.options.options === undefined && !startupOptionsRefused) return false
+      startupOptionsRefused = true
+      pooler = true
+      pool.options.options = undefined
+      return true
+    },
+    firstUse: async (query, client) => {
+      if (pooler !== undefined) return
+      const { rows } = await query('SELECT pg_backend_pid() AS pid')
+      // A pooler answers the startup with a backend key of its own, not the server's.
+      const processID = (client as unknown as { processID?: number }).processID
+      pooler ??= Number((rows[0] as { pid?: unknown } | undefined)?.pid) !== processID
+    },
+  }
+  return {
+    guard,
+    facts: async (connect: () => Promise<{ release: () => void }>): Promise<ConnectionFacts> => {
+      if (pooler === undefined) (await connect()).release()
+      return {
+        pooler: pooler === true,
+        settings: perTransaction === undefined ? 'none' : pooler === true ? 'per transaction' : 'startup',
+        startupOptionsRefused,
+      }
+    },
+  }
+}

@@ -1,0 +1,192 @@
+import type { Storage } from '@pets/domain'
+import type pg from 'pg'
+import { ListenUnheardError } from './change-listener.js'
+import {
+  createPostgresDatabase,
+  type ConnectionFacts,
+  type PoolerMode,
+  type PostgresDatabaseOptions,
+} from './create-postgres-database.js'
+import { migrateToLatest } from './migrate-to-latest.js'
+import { createPostgresApiKeyStore, type PostgresApiKeyStore } from './postgres-api-key-store.js'
+import { createPostgresApiKeyUsageLog } from './postgres-api-key-usage-log.js'
+import { createPostgresIdempotentPetCreations } from './postgres-idempotent-pet-creations.js'
+import { createPostgresPetRepository } from './postgres-pet-repository.js'
+import { createPostgresStoreHealth } from './postgres-store-health.js'
+import type { OnUnavailable } from './unavailable.js'
+
+/** A line for the host's log: its level, its message, and fields. */
+export type StorageLog = (
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  fields?: Readonly<Record<string, unknown>>,
+) => void
+
+/** Everything createPostgresStorage needs: plain values and callbacks, nothing of the host's. */
+export type PostgresStorageOptions = Pick<
+  PostgresDatabaseOptions,
+  | 'poolSize'
+  | 'connectionTimeoutMs'
+  | 'statementTimeoutMs'
+  | 'lockTimeoutMs'
+  | 'idleInTransactionTimeoutMs'
+  | 'keepAlive'
+  | 'sendSessionSettings'
+> & {
+  /** Where every request's statements go: PostgreSQL, or a pooler in front of it (PgBouncer in transaction mode). */
+  readonly url: string
+  /**
+   * PostgreSQL itself, for what needs a session: the migrations (a session advisory lock) and the
+   * LISTEN connection that hears of changed API keys. `url` serves for both unless given.
+   */
+  readonly directUrl?: string
+  /** Whether `url` goes through a transaction pooler; `detect` unless given (PoolerMode). */
+  readonly pooler?: PoolerMode
+  /** The names of `url` and `directUrl` in the host's configuration, for the log; `url` and `directUrl` unless given. */
+  readonly names?: { readonly url?: string; readonly directUrl?: string }
+  /** `application_name` of the pool; the LISTEN connection's is this with `-api-keys`. `animal-store` unless given. */
+  readonly applicationName?: string
+  /** How long /readyz waits for PostgreSQL; 1000 ms unless given. */
+  readonly readyTimeoutMs?: number
+  /** Whose clock dates the Idempotency-Key records: `database` unless given (createPostgresIdempotentPetCreations). */
+  readonly idempotencyClock?: 'database' | 'request'
+  /** Where the storage's lines go: every 503 with its operation, broken connections, LISTEN, migrations. Silent unless given. */
+  readonly log?: StorageLog
+}
+
+/** The storage, with what a host reads of it besides its ports. */
+export type PostgresStorage = Storage & {
+  /** The key store, which also says whether it checks keys in memory now (`servingFromMemory`). */
+  readonly apiKeys: PostgresApiKeyStore
+  /** The pool of `url`, for its counts (metrics). */
+  readonly pool: pg.Pool
+  /**
+   * Brings the schema up to date through `directUrl` (else `url`, refused behind a pooler:
+   * MigrationsNeedSessionError), on a connection of its own.
+   */
+  readonly migrate: () => Promise<ReadonlyArray<string>>
+  /** What the pool found out about the path to PostgreSQL (a pooler, where the timeouts are set). */
+  readonly connectionFacts: () => Promise<ConnectionFacts>
+}
+
+const describeFacts = (facts: ConnectionFacts) =>
+  facts.pooler
+    ? `a connection pooler (nothing outlives a transaction; timeouts set per transaction${facts.startupOptionsRefused ? '; it refused the options startup parameter' : ''})`
+    : 'PostgreSQL directly (timeouts set for the session at startup)'
+
+/**
+ * The whole storage on PostgreSQL: one pool on `url` for every port, a LISTEN connection on
+ * `directUrl` (else `url`) that keeps stored API keys in memory, and migrations on a connection
+ * of their own there too. Every call the database cannot serve now is answered `StoreUnavailable`
+ * and logged once at `warn`. Nothing connects before the first query, `start` or `migrate`.
+ */
+export const createPostgresStorage = (options: PostgresStorageOptions): PostgresStorage => {
+  const log: StorageLog = options.log ?? (() => {})
+  const names = { url: options.names?.url ?? 'url', directUrl: options.names?.directUrl ?? 'directUrl' }
+  const sessionUrl = options.directUrl ?? options.url
+  const sessionName = options.directUrl === undefined ? names.url : names.directUrl
+  const applicationName = options.applicationName ?? 'animal-store'
+  const {
+    url,
+    directUrl: _directUrl,
+    pooler,
+    names: _names,
+    readyTimeoutMs,
+    idempotencyClock,
+    log: _log,
+    ...pool
+  } = options
+  const database = createPostgresDatabase({
+    ...pool,
+    connectionString: url,
+    ...(pooler === undefined ? {} : { pooler }),
+    applicationName,
+    onError: (error) => log('warn', 'a PostgreSQL connection broke; the pool replaces it', { err: error }),
+  })
+  const { db } = database
+  const onUnavailable: OnUnavailable = ({ operation, sqlstate, retried, error }) =>
+    log('warn', 'PostgreSQL cannot serve this call now: answered 503 unavailable', {
+      operation,
+      sqlstate: sqlstate ?? null,
+      retried,
+      err: error,
+    })
+  // The adapters repeat the pool's lock timeout inside their writes by themselves.
+  const adapterOptions = { onUnavailable }
+  const apiKeys = createPostgresApiKeyStore(db, {
+    listen: { connectionString: sessionUrl, applicationName: `${applicationName}-api-keys` },
+    onError: (error) =>
+      error instanceof ListenUnheardError
+        ? log(
+            'error',
+            `API keys: LISTEN refused: ${sessionName} does not deliver notifications (a transaction pooler?). ` +
+              `Set ${names.directUrl} to PostgreSQL itself. Until then every API key is looked up in PostgreSQL`,
+            { err: error },
+          )
+        : log('warn', 'API keys: not hearing of changes; each key is looked up in PostgreSQL meanwhile', {
+            err: error,
+          }),
+    onUnavailable,
+  })
+  let started = false
+  return {
+    pets: createPostgresPetRepository(db, adapterOptions),
+    apiKeys,
+    usageLog: createPostgresApiKeyUsageLog(db, adapterOptions),
+    creations: createPostgresIdempotentPetCreations(db, {
+      ...adapterOptions,
+      clock: idempotencyClock ?? 'database',
+    }),
+    health: createPostgresStoreHealth(db, {
+      ...(readyTimeoutMs === undefined ? {} : { timeoutMs: readyTimeoutMs }),
+      onWritableChange: (writable, reason) =>
+        writable
+          ? log('info', reason)
+          : log('warn', `${reason}: /readyz answers 503, and every write 503, until it accepts them`),
+    }),
+    start: async () => {
+      if (started) return
+      started = true
+      // Said once at start: which connection does what, and what the pool found at the other end.
+      const facts = await database.connectionFacts().catch(() => undefined)
+      log('info', 'storage: PostgreSQL', {
+        requests: names.url,
+        migrations: sessionName,
+        apiKeyChanges: sessionName,
+        requestsReach:
+          facts === undefined ? 'not known yet: PostgreSQL did not answer' : describeFacts(facts),
+      })
+      if (facts?.pooler === true && options.directUrl === undefined)
+        log(
+          'warn',
+          `${names.url} goes through a connection pooler and ${names.directUrl} is not set: ` +
+            `migrations and the LISTEN for API key changes need a session; set ${names.directUrl} to PostgreSQL itself`,
+        )
+      await apiKeys.start()
+    },
+    // The key store writes its last uses through the pool: it closes first.
+    close: async () => {
+      await apiKeys.close()
+      await database.close()
+    },
+    pool: database.pool,
+    connectionFacts: database.connectionFacts,
+    migrate: async () => {
+      const session = createPostgresDatabase({
+        ...pool,
+        connectionString: sessionUrl,
+        // directUrl is a session by definition; `url` is checked (migrateToLatest refuses a pooler).
+        pooler: options.directUrl === undefined ? (pooler ?? 'detect') : 'none',
+        poolSize: 1,
+        // A migration may take longer than any request may.
+        statementTimeoutMs: 0,
+        applicationName: `${applicationName}-migrations`,
+      })
+      try {
+        return await migrateToLatest(session.db, (line) => log('info', line))
+      } finally {
+        await session.close()
+      }
+    },
+  }
+}

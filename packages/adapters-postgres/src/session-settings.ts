@@ -1,0 +1,158 @@
+import pg from 'pg'
+import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
+
+/** TCP keepalives, on both ends of every connection of the pool. */
+export type KeepAliveOptions = {
+  /** Idle time before the first probe; 5000 ms unless given (the server counts whole seconds). */
+  readonly idleMs?: number
+  /** Time between probes, on the server; 1000 ms unless given. */
+  readonly intervalMs?: number
+  /** Unanswered probes before the server drops the connection; 3 unless given. */
+  readonly count?: number
+}
+
+/** What the server-side settings are computed from. */
+export type SessionSettingsOptions = {
+  readonly statementTimeoutMs?: number
+  readonly lockTimeoutMs?: number
+  readonly idleInTransactionTimeoutMs?: number
+  readonly keepAlive?: KeepAliveOptions
+}
+
+export const keepAliveOf = (options: KeepAliveOptions = {}) => ({
+  idleMs: options.idleMs ?? 5000,
+  intervalMs: options.intervalMs ?? 1000,
+  count: options.count ?? 3,
+})
+
+/** The settings each session of the pool gets from the server, by name, as `SET` would take them. */
+export const sessionSettings = (options: SessionSettingsOptions) => {
+  const keepAlive = keepAliveOf(options.keepAlive)
+  return {
+    statement_timeout: options.statementTimeoutMs ?? 750,
+    lock_timeout: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 2000,
+    tcp_keepalives_idle: Math.max(1, Math.ceil(keepAlive.idleMs / 1000)),
+    tcp_keepalives_interval: Math.max(1, Math.ceil(keepAlive.intervalMs / 1000)),
+    tcp_keepalives_count: keepAlive.count,
+    // Data the server sent that stays unacknowledged this long ends the connection too.
+    tcp_user_timeout: keepAlive.idleMs + keepAlive.intervalMs * keepAlive.count,
+  }
+}
+
+/** The settings as the startup parameter `options` carries them: `-c name=value …`. */
+export const startupOptions = (settings: Readonly<Record<string, number>>): string =>
+  Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ')
+
+// pg lets a connection string's own parameters win over the configuration, so `options` given in
+// DATABASE_URL would replace ours: it is taken out and appended after ours (a later -c wins).
+export const withOptions = (connectionString: string, ours: string | undefined) => {
+  let theirs: string | null = null
+  let rest = connectionString
+  try {
+    const url = new URL(connectionString)
+    theirs = url.searchParams.get('options')
+    if (theirs !== null) {
+      url.searchParams.delete('options')
+      rest = url.toString()
+    }
+  } catch {
+    // not a URL (a key=value string): pg reads it as it is
+  }
+  const options = [ours, theirs].filter((o) => o !== undefined && o !== null && o !== '').join(' ')
+  return { connectionString: rest, ...(options === '' ? {} : { options }) }
+}
+
+/** The settings a transaction pooler cannot keep for a session, set for one transaction instead. */
+export const PER_TRANSACTION = [
+  'statement_timeout',
+  'lock_timeout',
+  'idle_in_transaction_session_timeout',
+] as const
+
+/**
+ * The statement that sets `PER_TRANSACTION` for the current transaction only (`set_config(…,
+ * true)`, as `SET LOCAL`), sent in front of each statement behind a transaction pooler. In one
+ * simple-protocol message the statements are one transaction, and PostgreSQL (13 and later) arms
+ * the statement timeout afresh for each statement of it: the one after this gets the timeout set.
+ */
+export const perTransactionSettings = (settings: Readonly<Record<string, number>>): string =>
+  `SELECT ${PER_TRANSACTION.map((name) => `set_config('${name}', '${settings[name] ?? 0}', true)`).join(', ')}`
+
+// Statements that begin or end a transaction go as they are: the settings are set inside it, by
+// the statements that follow.
+const TRANSACTION_CONTROL =
+  /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|prepare\s+transaction)\b/i
+
+/**
+ * `text` with each `$n` replaced by `values[n - 1]` as a quoted literal, for the simple protocol
+ * (which carries no parameters). A quoted literal is typed by its context as an unspecified
+ * parameter is, so the statement means the same. `$n` inside quotes, identifiers or comments is
+ * left alone.
+ */
+export const inlineParameters = (text: string, values: ReadonlyArray<unknown>): string => {
+  // Without values there is nothing to replace (and a `$1` in a dollar-quoted body stays as it is).
+  if (values.length === 0) return text
+  let out = ''
+  let i = 0
+  while (i < text.length) {
+    const c = text[i]!
+    const next = text[i + 1]
+    let end = i + 1
+    if (c === "'" || c === '"') {
+      end = text.indexOf(c, i + 1)
+      // A doubled quote inside is part of it.
+      while (end !== -1 && text[end + 1] === c) end = text.indexOf(c, end + 2)
+      end = end === -1 ? text.length : end + 1
+    } else if (c === '-' && next === '-') {
+      end = text.indexOf('\n', i)
+      end = end === -1 ? text.length : end
+    } else if (c === '/' && next === '*') {
+      end = text.indexOf('*/', i + 2)
+      end = end === -1 ? text.length : end + 2
+    } else if (c === '$' && /[0-9]/.test(next ?? '')) {
+      const digits = /^[0-9]+/.exec(text.slice(i + 1))![0]
+      const n = Number(digits)
+      if (n < 1 || n > values.length) throw new Error(`no value for $${n}: ${values.length} given`)
+      out += toLiteral(values[n - 1])
+      i += 1 + digits.length
+      continue
+    }
+    out += text.slice(i, end)
+    i = end
+  }
+  return out
+}
+
+// As pg turns a parameter into text (pg's prepareValue), then quoted: an array as an array
+// literal, a Buffer as bytea's hex form, a Date in ISO 8601 (every column here is timestamptz).
+const toText = (value: unknown): string | null => {
+  if (value === null || value === undefined) return null
+  if (Buffer.isBuffer(value)) return `\\x${value.toString('hex')}`
+  if (value instanceof Date) return value.toISOString()
+  if (Array.isArray(value))
+    return `{${value
+      .map((v: unknown) => {
+        const text = toText(v)
+        return text === null ? 'NULL' : Array.isArray(v) ? text : `"${text.replace(/(["\\])/g, '\\$1')}"`
+      })
+      .join(',')}}`
+  if (typeof value === 'object') return JSON.stringify(value)
+  return String(value)
+}
+
+/** A value as a literal of SQL. */
+export const toLiteral = (value: unknown): string => {
+  const text = toText(value)
+  return text === null ? 'NULL' : pg.escapeLiteral(text)
+}
+
+/** The one message that runs `text` with `values` after `settings`: undefined for a transaction's own statements. */
+export const withSettingsFirst = (
+  settings: string,
+  text: string,
+  values: ReadonlyArray<unknown>,
+): string | undefined =>
+  TRANSACTION_CONTROL.test(text) ? undefined : `${settings}; ${inlineParameters(text, values)}`
