@@ -16,8 +16,9 @@ export type StorageConfig =
       readonly kind: 'postgres'
       readonly url: string
       /**
-       * A connection that is not through a transaction pooler, for what needs a session: hearing
-       * of changed API keys (LISTEN). DATABASE_DIRECT_URL; unset: DATABASE_URL serves for both.
+       * A connection that is not through a transaction pooler, for what needs a session: the
+       * migrations (advisory locks of the session) and hearing of changed API keys (LISTEN).
+       * DATABASE_DIRECT_URL; unset: DATABASE_URL serves for all (README, "Scaling out").
        */
       readonly directUrl?: string
       readonly poolSize: number
