@@ -1,6 +1,7 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
 import { request } from 'node:http'
 import { afterEach, describe, expect, inject, it } from 'vitest'
+import { pollUntil } from './support/poll.js'
 import { spawnService, type SpawnedService } from './support/spawn-service.js'
 
 const KEY = 'cluster-e2e-key-9b77d0'
@@ -48,8 +49,9 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     expect(svc.output().match(/migrations: ran/g)).toHaveLength(1)
 
     for (let i = 0; i < 20; i++) expect((await get(svc.url, '/v1/pets')).status).toBe(200)
-    const workers = new Set(lines(svc, 'request').map((l) => l['pid']))
-    expect(workers.size).toBe(2)
+    // Each worker writes its request lines in batches, within 100 ms: wait for both to have.
+    const workers = () => new Set(lines(svc, 'request').map((l) => l['pid']))
+    await pollUntil('request lines from both workers', () => workers().size === 2, 5_000)
 
     // Whichever worker answers the scrape, it counts the requests of both.
     for (let i = 0; i < 2; i++) {
@@ -58,7 +60,7 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
       expect(scrape.body).toMatch(/http_requests_total\{method="GET",route="\/v1\/pets",status="200"\} 20\n/)
     }
 
-    const [victim] = [...workers]
+    const [victim] = [...workers()]
     process.kill(victim as number, 'SIGKILL')
     await expect.poll(() => lines(svc, 'listening').length, { timeout: 20_000 }).toBe(3)
     expect(lines(svc, 'a worker died; replacing it')).toEqual([
