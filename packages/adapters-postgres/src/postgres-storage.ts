@@ -147,6 +147,8 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
     start: async () => {
       if (started) return
       started = true
+      // The LISTEN connection starts while the pool's first connection says what it reached.
+      const listening = apiKeys.start()
       // Said once at start: which connection does what, and what the pool found at the other end.
       const facts = await database.connectionFacts().catch(() => undefined)
       log('info', 'storage: PostgreSQL', {
@@ -162,7 +164,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
           `${names.url} goes through a connection pooler and ${names.directUrl} is not set: ` +
             `migrations and the LISTEN for API key changes need a session; set ${names.directUrl} to PostgreSQL itself`,
         )
-      await apiKeys.start()
+      await listening
     },
     // The key store writes its last uses through the pool: it closes first.
     close: async () => {

@@ -94,6 +94,22 @@ describe('postgres pet repository', () => {
     expect(await run(repo.list(everything))).toEqual([pet])
   })
 
+  it('says up to date with one read when every migration ran, and still refuses a migration it does not know', async () => {
+    const fresh = await open()
+    const statements: Array<string> = []
+    const counted = new Kysely<unknown>({
+      dialect: new PostgresDialect({ pool: fresh.pool }),
+      log: (event) => void statements.push(event.query.sql),
+    })
+    expect(await migrateToLatest(counted)).toEqual([])
+    expect(statements).toEqual(['SELECT name FROM kysely_migration'])
+    // A database a newer version migrated: the whole way, whose check names what is wrong.
+    await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('2999-01-01-0001-from-the-future', now()::text)`.execute(
+      fresh.db,
+    )
+    await expect(migrateToLatest(fresh.db)).rejects.toThrow(/2999-01-01-0001-from-the-future|corrupted/)
+  })
+
   it('serves the status listing from pets_status_id_idx', async () => {
     const fresh = await open()
     // One pet in a hundred is sold: scanning the primary key for them would read the other 99.
