@@ -10,6 +10,7 @@ import {
 import { openFreshDatabase, type FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
+import { waitFor } from './support/wait-for.js'
 
 const postgres = inject('postgres')
 
@@ -23,8 +24,6 @@ describeIdempotentPetCreationsContract('postgres', async () => {
     close: fresh.close,
   }
 })
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('postgres idempotent pet creations', () => {
   const { open, track } = useFreshDatabases()
@@ -45,14 +44,15 @@ describe('postgres idempotent pet creations', () => {
     const first = creations
       .addOnce(aCreation())()
       .finally(() => (firstDone = true))
-    while (
-      (
-        await sql`SELECT 1 FROM pg_stat_activity
+    await waitFor(
+      'the first is inside its transaction',
+      async () =>
+        (
+          await sql`SELECT 1 FROM pg_stat_activity
           WHERE datname = current_database() AND wait_event = 'PgSleep'
             AND pid <> pg_backend_pid()`.execute(fresh.db)
-      ).rows.length === 0
+        ).rows.length > 0,
     )
-      await pause(10)
     // Answered while the first still holds its transaction: the repeat did not wait for it.
     expect(await runLeft(creations.addOnce(aCreation()))).toEqual({ _tag: 'IdempotencyKeyInUse' })
     expect(firstDone).toBe(false)

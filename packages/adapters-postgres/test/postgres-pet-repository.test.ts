@@ -15,6 +15,7 @@ import {
 import { openFreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
+import { waitFor } from './support/wait-for.js'
 
 const postgres = inject('postgres')
 
@@ -25,8 +26,6 @@ describePetRepositoryContract('postgres', async () => {
 
 const everything: PetListing = { limit: 100, after: 0 as PageCursor }
 const unavailable = expect.objectContaining({ _tag: 'StoreUnavailable' })
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 describe('postgres pet repository', () => {
   const { open, track } = useFreshDatabases()
 
@@ -34,20 +33,29 @@ describe('postgres pet repository', () => {
     const { db } = await open()
     const repo = createPostgresPetRepository(db)
     let commit!: () => void
+    let inserted!: () => void
     const held = new Promise<void>((resolve) => (commit = resolve))
+    const firstInserted = new Promise<void>((resolve) => (inserted = resolve))
     const first = db.transaction().execute(async (trx) => {
       const pet = await run(createPostgresPetRepository(trx).add(aPetData({ name: 'first' as PetName })))
+      inserted()
       await held
       return pet
     })
-    await pause(100)
+    await firstInserted
     // Without the ordering, the second insert commits at once with the larger id, and a reader
     // who sees it has passed over the first, which appears only later.
-    const second = run(repo.add(aPetData({ name: 'second' as PetName }))).then(async (pet) => ({
-      pet,
-      seen: await run(repo.list(everything)),
-    }))
-    await pause(200)
+    let secondDone = false
+    const second = run(repo.add(aPetData({ name: 'second' as PetName }))).then(async (pet) => {
+      secondDone = true
+      return { pet, seen: await run(repo.list(everything)) }
+    })
+    await waitFor('the second insert waits for the ordering lock', async () => {
+      const waiting = await sql`SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+        AND wait_event_type = 'Lock' AND wait_event = 'advisory'`.execute(db)
+      return waiting.rows.length > 0
+    })
+    expect(secondDone).toBe(false)
     commit()
     const [a, b] = await Promise.all([first, second])
     expect(b.pet.id).toBeGreaterThan(a.id)
@@ -179,17 +187,19 @@ describe('postgres pet repository', () => {
           .execute(db)
       ).rows.length
     const sleeping = tryStore(() => sql`SELECT pg_sleep(10)`.execute(db))()
-    while ((await terminate("query LIKE 'SELECT pg_sleep%' AND pid <> pg_backend_pid()")) === 0)
-      await pause(20)
+    await waitFor(
+      'the sleeping backend is terminated',
+      async () => (await terminate("query LIKE 'SELECT pg_sleep%' AND pid <> pg_backend_pid()")) > 0,
+    )
     expect(await sleeping).toEqual(E.left(unavailable))
     // A client whose backend went away leaves the pool once pg reads the end of its socket; a
     // query that picks it up before that gets StoreUnavailable too, never a crash.
-    await pause(100)
-    expect(await run(repo.list(everything))).toEqual([pet])
+    const answered = await repo.list(everything)()
+    expect([E.right([pet]), E.left(unavailable)]).toContainEqual(answered)
+    await waitFor('the next listing is served', async () => E.isRight(await repo.list(everything)()))
     // Every backend of the database, the asking one included: the pool must open new ones.
     await tryStore(() => terminate('true'))()
-    await pause(100)
-    expect(pool.totalCount).toBe(0)
+    await waitFor('the pool lets go of its terminated connections', () => pool.totalCount === 0)
     expect(await run(repo.findById(pet.id))).toEqual(O.some(pet))
   })
 })
