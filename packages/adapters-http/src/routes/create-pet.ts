@@ -1,13 +1,13 @@
-import { invalidInput, MAX_ID, type ApiKeyOwner, type Pet } from '@pets/domain'
+import { invalidInput, MAX_ID, type Pet } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
-import type { Context } from 'koa'
 import { decodeNewPet, encodePet } from '../codecs.js'
 import { numbersAreSafeIntegers } from '../integer-text.js'
 import { idempotencyKeyOf } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
 import { readJsonBody } from '../read-json-body.js'
 import { requestFingerprint } from '../request-fingerprint.js'
+import type { HttpContext } from '../request-state.js'
 import { sendJson, sendProblem } from '../respond.js'
 import type { PetsUseCases } from '../use-cases.js'
 
@@ -37,7 +37,7 @@ const INEXACT_CATEGORY_ID = E.left(
  */
 export const createPetHandler =
   ({ useCases, publicBaseUrl, bodyTimeoutMs }: CreatePetOptions) =>
-  async (ctx: Context): Promise<void> => {
+  async (ctx: HttpContext): Promise<void> => {
     const body = await readJsonBody(ctx, bodyTimeoutMs === undefined ? {} : { timeoutMs: bodyTimeoutMs })
     if (E.isLeft(body)) return sendProblem(ctx, body.left)
     const { value, text } = body.right
@@ -54,7 +54,7 @@ export const createPetHandler =
     if (O.isNone(key.right)) created = await useCases.createPet(input.right)()
     else if (useCases.createPetOnce === undefined) created = E.left({ _tag: 'NotImplemented' })
     else {
-      const owner = ctx.state.apiKey as ApiKeyOwner | undefined
+      const owner = ctx.state.apiKey
       if (owner === undefined) throw new Error('createPet ran without an authenticated API key')
       const once = await useCases.createPetOnce({
         owner: owner.keyId,
