@@ -26,7 +26,7 @@ export type InternalServiceOptions = {
 export const createInternalService = (
   options: InternalServiceOptions,
 ): { app: Koa; useCases: PetsUseCases } => {
-  // createPetOnce serves POSTs with an Idempotency-Key, such as the typed client's safe retries.
+  // createPet serves POSTs with an Idempotency-Key too, such as the typed client's safe retries.
   const useCases: PetsUseCases = createUseCases({
     storage: createMemoryStorage(),
     clock: options.clock ?? createSystemClock(),

@@ -49,7 +49,7 @@ export const intakeRoutes = (useCases: PetsUseCases): Router => {
       ctx.body = { accepted: false, problems: input.left.issues }
       return
     }
-    const pet = await useCases.createPet(input.right)()
+    const pet = await useCases.createPet({ pet: input.right })()
     if (E.isLeft(pet)) return ctx.throw(503, 'the catalogue cannot be reached')
     ctx.status = 201
     ctx.body = { accepted: true, pet: pet.right }

@@ -68,7 +68,7 @@ describe('the internal service that embeds the animal store', () => {
     const svc = await startInternalService()
     const statuses = ['available', 'pending', 'sold'] as const
     for (let i = 0; i < 250; i++)
-      await run(svc.useCases.createPet(aNewPet({ name: `Pet ${i}`, status: statuses[i % 3]! })))
+      await run(svc.useCases.createPet({ pet: aNewPet({ name: `Pet ${i}`, status: statuses[i % 3]! }) }))
     const summary = await fetch(`${svc.url}/intake/summary`)
     expect(await summary.json()).toEqual({ available: 84, pending: 83, sold: 83 })
   })

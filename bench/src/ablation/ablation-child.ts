@@ -22,7 +22,7 @@ const composeService = async (variant: Variant): Promise<RequestListener> => {
       status: ['available', 'pending', 'sold'][i % 3],
     })
     if (pet._tag === 'Left') throw new Error('seed pet refused')
-    await useCases.createPet(pet.right)()
+    await useCases.createPet({ pet: pet.right })()
   }
   // As shipped: JSON lines at info through the buffered destination, on stdout.
   const logger = createLogger({ logLevel: 'info', logFormat: 'json' })

@@ -1,10 +1,12 @@
-import type { createPet, createPetOnce, getPet, listPets } from '@pets/domain'
+import type { createPet, getPet, listPets } from '@pets/domain'
 
 /** The use cases the HTTP adapter serves, already given their dependencies. */
 export type PetsUseCases = {
   readonly listPets: ReturnType<typeof listPets>
+  /**
+   * Serves every POST, those with an Idempotency-Key too: built without the store of such
+   * requests (`createPet({ pets })`), it answers them 501.
+   */
   readonly createPet: ReturnType<typeof createPet>
-  /** Serves POST requests with an Idempotency-Key; without it, such a request gets 501. */
-  readonly createPetOnce?: ReturnType<typeof createPetOnce>
   readonly getPet: ReturnType<typeof getPet>
 }

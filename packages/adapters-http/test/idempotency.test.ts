@@ -1,3 +1,5 @@
+import { createMemoryPetRepository } from '@pets/adapters-memory'
+import { createPet } from '@pets/domain'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BEARER, errorBodyOf, KEYS, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 
@@ -130,9 +132,10 @@ describe('POST /v1/pets with an Idempotency-Key (in-process, in memory)', () => 
     expect((await served.post('{"name":"Rex","categoryId":2}', key('k'))).status).toBe(201)
   })
 
-  it('answers 501 for a key when the host gave no idempotent use case', async () => {
+  it('answers 501 for a key when the host keeps no record of such requests', async () => {
     const { options } = memoryApp()
-    const { createPetOnce: _, ...useCases } = options.useCases
+    const pets = createMemoryPetRepository()
+    const useCases = { ...options.useCases, createPet: createPet({ pets }) }
     const bare = await serveApp({ ...options, useCases })
     try {
       const answer = await bare.post('{"name":"Rex","categoryId":1}', key('k'))

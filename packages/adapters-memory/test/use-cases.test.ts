@@ -1,4 +1,12 @@
-import { createPet, getPet, GET_PET_SUNSET, listPets, type PageLimit, type PetId } from '@pets/domain'
+import {
+  createPet,
+  getPet,
+  GET_PET_SUNSET,
+  listPets,
+  type NewPet,
+  type PageLimit,
+  type PetId,
+} from '@pets/domain'
 import { aClock, aNewPet, run, runLeft } from '@pets/domain/testing'
 import * as O from 'fp-ts/lib/Option.js'
 import { describe, expect, it } from 'vitest'
@@ -8,7 +16,8 @@ import { createMemoryPetRepository } from '../src/index.js'
 const setUp = () => {
   const pets = createMemoryPetRepository()
   const clock = aClock('2026-11-22T12:00:00Z')
-  return { clock, create: createPet({ pets }), list: listPets({ pets }), get: getPet({ pets, clock }) }
+  const create = (pet: NewPet) => createPet({ pets })({ pet })
+  return { clock, create, list: listPets({ pets }), get: getPet({ pets, clock }) }
 }
 const limit = (n: number) => n as PageLimit
 

@@ -2,15 +2,16 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { describe, expect, it } from 'vitest'
 import {
-  createPetOnce,
+  createPet,
   forgetExpiredCreations,
   IDEMPOTENCY_WINDOW_MS,
   IdempotencyKey,
   type IdempotentCreation,
   type IdempotentPetCreations,
   type Pet,
+  type PetRepository,
 } from '../src/index.js'
-import { aClock, aNewPet, run } from '../src/testing/index.js'
+import { aClock, aNewPet, run, runLeft } from '../src/testing/index.js'
 
 const messageOf = (u: unknown) => {
   const decoded = IdempotencyKey.decode(u)
@@ -67,17 +68,18 @@ const recording = () => {
   return { calls, creations }
 }
 
-describe('createPetOnce', () => {
+describe('createPet with an idempotency key', () => {
   it('dates the request by the clock, expires records older than 24 hours, and applies the defaults', async () => {
     const { calls, creations } = recording()
     const clock = aClock('2026-11-22T12:00:00Z')
-    const request = {
-      owner: 'k1',
-      key: 'retry-me' as IdempotencyKey,
-      fingerprint: 'f',
-      pet: aNewPet({ name: 'Rex' }),
-    }
-    await run(createPetOnce({ creations, clock })(request))
+    const once = { owner: 'k1', key: 'retry-me' as IdempotencyKey, fingerprint: 'f' }
+    const pets = createMemoryPetsThatFail()
+    expect(
+      await run(createPet({ pets, creations, clock })({ pet: aNewPet({ name: 'Rex' }), once })),
+    ).toMatchObject({
+      id: 1,
+      name: 'Rex',
+    })
     expect(calls).toEqual([
       {
         owner: 'k1',
@@ -89,6 +91,21 @@ describe('createPetOnce', () => {
       },
     ])
   })
+
+  it('answers IdempotencyUnsupported where the host keeps no record of such requests, and adds nothing', async () => {
+    const pets = createMemoryPetsThatFail()
+    const once = { owner: 'k1', key: 'retry-me' as IdempotencyKey, fingerprint: 'f' }
+    expect(await runLeft(createPet({ pets })({ pet: aNewPet(), once }))).toEqual({
+      _tag: 'IdempotencyUnsupported',
+    })
+  })
+})
+
+// Pets that must not be touched: a request with a key goes through the creations only.
+const createMemoryPetsThatFail = (): PetRepository => ({
+  add: () => () => Promise.reject(new Error('pets.add called for a request with a key')),
+  findById: () => () => Promise.reject(new Error('not expected')),
+  list: () => () => Promise.reject(new Error('not expected')),
 })
 
 describe('forgetExpiredCreations', () => {

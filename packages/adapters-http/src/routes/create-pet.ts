@@ -1,4 +1,4 @@
-import { invalidInput, MAX_ID, type Pet } from '@pets/domain'
+import { invalidInput, MAX_ID, type CreatePetError } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { decodeNewPet, encodePet } from '../codecs.js'
@@ -29,6 +29,10 @@ const INEXACT_CATEGORY_ID = E.left(
   ]),
 )
 
+// A host whose store keeps no record of requests with a key answers them 501.
+const problemOf = (error: CreatePetError): Problem =>
+  error._tag === 'IdempotencyUnsupported' ? { _tag: 'NotImplemented' } : error
+
 /**
  * The handler of createPet. With an Idempotency-Key it adds the pet at most once per API key and
  * key: a retry with the same JSON value gets the first answer again (201, the same pet and
@@ -50,21 +54,17 @@ export const createPetHandler =
         ctx,
         invalidInput([...(E.isLeft(input) ? input.left.issues : []), ...(E.isLeft(key) ? [key.left] : [])]),
       )
-    let created: E.Either<Problem, Pet>
-    if (O.isNone(key.right)) created = await useCases.createPet(input.right)()
-    else if (useCases.createPetOnce === undefined) created = E.left({ _tag: 'NotImplemented' })
-    else {
-      const owner = ctx.state.apiKey
-      if (owner === undefined) throw new Error('createPet ran without an authenticated API key')
-      const once = await useCases.createPetOnce({
-        owner: owner.keyId,
-        key: key.right.value,
-        fingerprint: requestFingerprint(value),
-        pet: input.right,
-      })()
-      created = E.map(({ pet }: { pet: Pet }) => pet)(once)
-    }
-    if (E.isLeft(created)) return sendProblem(ctx, created.left)
+    const once = O.toUndefined(key.right)
+    const owner = ctx.state.apiKey
+    if (once !== undefined && owner === undefined)
+      throw new Error('createPet ran without an authenticated API key')
+    const created = await useCases.createPet({
+      pet: input.right,
+      ...(once === undefined || owner === undefined
+        ? {}
+        : { once: { owner: owner.keyId, key: once, fingerprint: requestFingerprint(value) } }),
+    })()
+    if (E.isLeft(created)) return sendProblem(ctx, problemOf(created.left))
     ctx.set('Location', `${publicBaseUrl}/pets/${created.right.id}`)
     sendJson(ctx, 201, encodePet(created.right))
   }

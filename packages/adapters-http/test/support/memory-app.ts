@@ -3,7 +3,7 @@ import {
   createMemoryIdempotentPetCreations,
   createMemoryPetRepository,
 } from '@pets/adapters-memory'
-import { createPet, createPetOnce, getPet, listPets, type PetRepository } from '@pets/domain'
+import { createPet, getPet, listPets, type PetRepository } from '@pets/domain'
 import { aClock } from '@pets/domain/testing'
 import { Agent, createServer, request, type OutgoingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -32,8 +32,7 @@ export const memoryApp = (overrides: Partial<HttpAppOptions> = {}) => {
   const options: HttpAppOptions = {
     useCases: {
       listPets: listPets({ pets }),
-      createPet: createPet({ pets }),
-      createPetOnce: createPetOnce({ creations: createMemoryIdempotentPetCreations(pets), clock }),
+      createPet: createPet({ pets, creations: createMemoryIdempotentPetCreations(pets), clock }),
       getPet: getPet({ pets, clock }),
     },
     authenticator: createMemoryApiKeyStore({

@@ -1,6 +1,5 @@
 import type { Clock, Storage } from '../ports.js'
 import { createPet } from './create-pet.js'
-import { createPetOnce } from './create-pet-once.js'
 import { forgetExpiredCreations } from './forget-expired-creations.js'
 import { getPet } from './get-pet.js'
 import { listPets } from './list-pets.js'
@@ -14,8 +13,7 @@ export type UseCaseDeps = {
 /** Every use case, given its dependencies once: the one place where they are wired. */
 export const createUseCases = ({ storage, clock }: UseCaseDeps) => ({
   listPets: listPets({ pets: storage.pets }),
-  createPet: createPet({ pets: storage.pets }),
-  createPetOnce: createPetOnce({ creations: storage.creations, clock }),
+  createPet: createPet({ pets: storage.pets, creations: storage.creations, clock }),
   getPet: getPet({ pets: storage.pets, clock }),
   forgetExpiredCreations: forgetExpiredCreations({ creations: storage.creations, clock }),
 })

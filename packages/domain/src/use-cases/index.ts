@@ -1,5 +1,10 @@
-export { createPet, type CreatePetDeps } from './create-pet.js'
-export { createPetOnce, type CreatePetOnceDeps } from './create-pet-once.js'
+export {
+  createPet,
+  type CreatePetDeps,
+  type CreatePetError,
+  type CreatePetRequest,
+  type IdempotencyUnsupported,
+} from './create-pet.js'
 export { forgetExpiredCreations, type ForgetExpiredCreationsDeps } from './forget-expired-creations.js'
 export { getPet, GET_PET_SUNSET, type GetPetDeps } from './get-pet.js'
 export { listPets, type ListPetsDeps, type PetPage } from './list-pets.js'
