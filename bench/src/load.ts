@@ -92,7 +92,11 @@ export const ensureWrk = (log: (line: string) => void = () => {}): string => {
 /** Whether a process has a handler for SIGINT (bit 2 of SigCgt in /proc/PID/status). */
 const catchesSigint = (pid: number): boolean => {
   try {
-    const caught = /^SigCgt:\s+([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    // Until it has exec'd wrk, the child is a copy of this process, whose handlers it shows (a test
+    // runner catches SIGINT): a SIGINT then would end wrk as soon as it starts, with no result.
+    if (/^Name:\s+(.*)$/m.exec(status)?.[1] !== 'wrk') return false
+    const caught = /^SigCgt:\s+([0-9a-f]+)$/m.exec(status)?.[1]
     return caught !== undefined && (BigInt(`0x${caught}`) & 2n) !== 0n
   } catch {
     return false
