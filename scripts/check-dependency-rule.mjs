@@ -16,6 +16,7 @@ const workspaces = workspaceDirs().map((dir) => ({
 const layerOf = (dir) => {
   const rel = relative(root, dir)
   if (rel === 'packages/domain') return 'domain'
+  if (rel === 'packages/wire') return 'wire'
   if (rel.startsWith('packages/adapters-')) return 'adapter'
   if (rel.startsWith('packages/')) return 'library'
   return 'app'
@@ -27,9 +28,12 @@ const rules = {
     ['io-ts', 'fp-ts'].includes(packageName(spec)) ||
     (file.includes('/src/testing/') && packageName(spec) === 'vitest') ||
     'the domain imports only io-ts and fp-ts (and vitest in its testing entry)',
+  wire: (spec) =>
+    ['io-ts', 'fp-ts', '@pets/domain'].includes(packageName(spec)) ||
+    'the wire contract imports only @pets/domain, io-ts and fp-ts: no server, no client, no I/O',
   adapter: (spec) =>
-    !(spec.startsWith('@pets/') && packageName(spec) !== '@pets/domain') ||
-    'an adapter imports @pets/domain and its own technology, never another adapter or an app',
+    !(spec.startsWith('@pets/') && !['@pets/domain', '@pets/wire'].includes(packageName(spec))) ||
+    'an adapter imports @pets/domain, @pets/wire and its own technology, never another adapter or an app',
   library: (spec) =>
     !(spec.startsWith('@pets/adapters-') || spec.startsWith('@pets/api')) ||
     'a library package imports no adapter and no app',

@@ -1,42 +1,37 @@
 import {
-  CheckedType,
   decodeWith,
   invalidInput,
-  NewPet,
   PageCursor,
-  Pet,
   PageLimit,
   PetId,
   PetStatus,
   DEFAULT_PAGE_LIMIT,
   type InvalidInput,
   type Issue,
+  type NewPet,
   type PetQuery,
 } from '@pets/domain'
+import { described, jsonSchemaOf, NEW_PET_FIELDS, NewPetBody } from '@pets/wire'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
-import { jsonSchemaOf } from './openapi/json-schema.js'
 import type { QueryParameters } from './parse-query.js'
-import { compileSerializer, type Serializer } from './serialize/compile-serializer.js'
 
 // Path and query values arrive as strings: a decimal integer string is handed to the domain's
 // number codec, anything else is refused with that codec's own message.
 const DECIMAL = /^[0-9]{1,20}$/
 // The codec keeps the domain codec's JSON Schema: OpenAPI describes a query or path parameter by
 // the value its text stands for (an integer), not by the text.
-const fromDecimal = <A>(codec: CheckedType<A, number>): CheckedType<A, string> =>
-  new CheckedType<A, string>(
-    codec.name,
-    codec.is,
-    (u, c) => codec.validate(typeof u === 'string' && DECIMAL.test(u) ? Number(u) : Number.NaN, c),
-    String,
-    codec.schema,
+const fromDecimal = <A>(codec: t.Type<A, number>) =>
+  described(
+    new t.Type<A, string>(
+      codec.name,
+      codec.is,
+      (u, c) => codec.validate(typeof u === 'string' && DECIMAL.test(u) ? Number(u) : Number.NaN, c),
+      String,
+    ),
+    jsonSchemaOf(codec),
   )
-
-/** The body of `POST /v1/pets`: a NewPet object, nothing more. */
-export const NewPetBody = NewPet
-export const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const
 
 /** The query of `GET /v1/pets`. */
 export const ListPetsQuery = t.partial(
@@ -122,14 +117,3 @@ export const decodePetId = (petId: string): E.Either<InvalidInput, PetId> =>
     decodeWith(PetIdParam)({ petId }),
     E.map((p) => p.petId),
   )
-
-/** The body of a 200 of getPet and of a 201 of createPet: a Pet, exactly its four fields. */
-export const PetBody = Pet
-/** The body of a 200 of listPets: a bare JSON array of pets. */
-export const PetsBody = t.readonlyArray(Pet, 'Pets')
-
-/** A Pet as the wire carries it: exactly id, name, categoryId and status, in that order. */
-export const encodePet: Serializer<Pet> = compileSerializer(jsonSchemaOf(PetBody), 'Pet')
-
-/** A list of pets as a bare JSON array. */
-export const encodePets: Serializer<ReadonlyArray<Pet>> = compileSerializer(jsonSchemaOf(PetsBody), 'Pets')

@@ -1,10 +1,34 @@
-import { IdempotencyKey, type Issue } from '@pets/domain'
+import { IdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH, type Issue } from '@pets/domain'
+import { described, HEADERS } from '@pets/wire'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
+import * as t from 'io-ts'
 import type { Context } from 'koa'
 
 /** The request header that names a request so that its retries are performed at most once. */
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key'
+export const IDEMPOTENCY_KEY_HEADER = HEADERS.idempotencyKey
+
+// Like every HTTP field value (RFC 9110, section 5.5), the key starts and ends with a visible
+// character: parsers strip white space there, so a key with a space at either end could never
+// arrive as it was sent. The domain's IdempotencyKey allows it; the header cannot carry it.
+const VISIBLE_ENDS_PATTERN = '^[\\x21-\\x7E](?:[\\x20-\\x7E]*[\\x21-\\x7E])?$'
+const VISIBLE_ENDS = new RegExp(VISIBLE_ENDS_PATTERN)
+
+/** The Idempotency-Key header's value: an IdempotencyKey that an HTTP header can carry. */
+export const IdempotencyKeyHeader = described(
+  new t.Type<IdempotencyKey, string, unknown>(
+    IdempotencyKey.name,
+    (u): u is IdempotencyKey => IdempotencyKey.is(u) && VISIBLE_ENDS.test(u),
+    (u, c) => {
+      const key = IdempotencyKey.validate(u, c)
+      return E.isLeft(key) || VISIBLE_ENDS.test(key.right)
+        ? key
+        : t.failure(u, c, 'must start and end with a visible character, not white space')
+    },
+    IdempotencyKey.encode,
+  ),
+  { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: VISIBLE_ENDS_PATTERN },
+)
 
 const issue = (problem: string): E.Either<Issue, never> => E.left({ field: IDEMPOTENCY_KEY_HEADER, problem })
 
@@ -22,6 +46,6 @@ export const idempotencyKeyOf = (ctx: Context): E.Either<Issue, O.Option<Idempot
     (joined === undefined ? undefined : Array.isArray(joined) ? joined : [joined])
   if (values === undefined) return E.right(O.none)
   if (values.length > 1) return issue('must be sent at most once')
-  const decoded = IdempotencyKey.decode(values[0])
+  const decoded = IdempotencyKeyHeader.decode(values[0])
   return E.isRight(decoded) ? E.right(O.some(decoded.right)) : issue(decoded.left[0]?.message ?? 'is invalid')
 }

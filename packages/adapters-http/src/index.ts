@@ -5,13 +5,8 @@ export {
   decodeListPetsQuery,
   decodeNewPet,
   decodePetId,
-  encodePet,
-  encodePets,
   ListPetsQuery,
-  NewPetBody,
-  PetBody,
   PetIdParam,
-  PetsBody,
   UNKNOWN_NAMED,
 } from './codecs.js'
 export { addressBucketOf, clientAddressOf } from './client-address.js'
@@ -40,7 +35,6 @@ export {
   type Operations,
 } from './operations-endpoints.js'
 export {
-  ErrorBody,
   toErrorResponse,
   type ErrorResponse,
   type Problem,
@@ -58,6 +52,5 @@ export {
 export { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from './read-json-body.js'
 export { canonicalJson, requestFingerprint } from './request-fingerprint.js'
 export { requestIdOf } from './request-id.js'
-export { DEPRECATED_OPERATIONS, GET_PET_DEPRECATED_AT } from './routes/pet-routes.js'
-export { ROUTES, type OperationId, type RouteSpec } from './routes/route-table.js'
+export { DEPRECATED_OPERATIONS, ROUTES, type OperationId, type RouteSpec } from './routes/route-table.js'
 export type { PetsUseCases } from './use-cases.js'

@@ -1,5 +1,5 @@
-import { checked, type DomainError, type Issue } from '@pets/domain'
-import * as t from 'io-ts'
+import type { DomainError, Issue } from '@pets/domain'
+import { ERRORS, HEADERS, type ErrorBody, type ErrorCode } from '@pets/wire'
 
 /** No valid API key came with a request under /v1; `keySent` when one came but is not valid. */
 export type Unauthorized = { readonly _tag: 'Unauthorized'; readonly keySent: boolean }
@@ -38,29 +38,18 @@ export type Problem =
   | ShuttingDown
   | RateLimited
 
-const HttpStatus = checked<number, number>(
-  'HttpStatus',
-  t.number,
-  'must be a number',
-  (n) => (Number.isInteger(n) && n >= 100 && n <= 599 ? undefined : 'must be an HTTP status code'),
-  { type: 'integer', minimum: 100, maximum: 599 },
-)
-
-/** The Error body of the interface: `status` always equals the HTTP status. */
-export const ErrorBody = t.type({ code: t.string, message: t.string, status: HttpStatus }, 'Error')
-export type ErrorBody = Readonly<t.TypeOf<typeof ErrorBody>>
 export type ErrorResponse = { readonly body: ErrorBody; readonly headers: Readonly<Record<string, string>> }
 
 /** Seconds a client should wait before retrying when the store is unavailable. */
 export const RETRY_AFTER_SECONDS = 5
 export const REALM = 'animal-store'
 
+// The status comes from the code, by the wire's table: the two cannot disagree.
 const respond = (
-  status: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   headers: Readonly<Record<string, string>> = {},
-): ErrorResponse => ({ body: { code, message, status }, headers })
+): ErrorResponse => ({ body: { code, message, status: ERRORS[code].status }, headers })
 
 const describeIssue = ({ field, problem }: Issue) =>
   field === '' ? `the body ${problem}` : `${field} ${problem}`
@@ -69,75 +58,62 @@ const describeIssue = ({ field, problem }: Issue) =>
 export const toErrorResponse = (p: Problem): ErrorResponse => {
   switch (p._tag) {
     case 'InvalidInput':
-      return respond(400, 'validation_failed', `Invalid request: ${p.issues.map(describeIssue).join('; ')}.`)
+      return respond('validation_failed', `Invalid request: ${p.issues.map(describeIssue).join('; ')}.`)
     case 'MalformedRequest':
-      return respond(400, 'validation_failed', p.reason)
+      return respond('validation_failed', p.reason)
     case 'Unauthorized':
-      return respond(
-        401,
-        'unauthorized',
-        'A valid API key is required: send "Authorization: Bearer <API key>".',
-        {
-          'WWW-Authenticate': p.keySent
-            ? `Bearer realm="${REALM}", error="invalid_token"`
-            : `Bearer realm="${REALM}"`,
-        },
-      )
+      return respond('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', {
+        [HEADERS.wwwAuthenticate]: p.keySent
+          ? `Bearer realm="${REALM}", error="invalid_token"`
+          : `Bearer realm="${REALM}"`,
+      })
     case 'PetNotFound':
-      return respond(404, 'not_found', `No pet has id ${p.id}.`)
+      return respond('not_found', `No pet has id ${p.id}.`)
     case 'RouteNotFound':
-      return respond(404, 'not_found', 'No resource is at this path.')
+      return respond('not_found', 'No resource is at this path.')
     case 'MethodNotAllowed':
-      return respond(405, 'method_not_allowed', `This path allows only ${p.allow.join(', ')}.`, {
-        Allow: p.allow.join(', '),
+      return respond('method_not_allowed', `This path allows only ${p.allow.join(', ')}.`, {
+        [HEADERS.allow]: p.allow.join(', '),
       })
     case 'Gone':
-      return respond(410, 'gone', `The ${p.operation} operation was removed on ${p.sunset.toISOString()}.`)
+      return respond('gone', `The ${p.operation} operation was removed on ${p.sunset.toISOString()}.`)
     case 'PayloadTooLarge':
-      return respond(413, 'payload_too_large', `The request body must not exceed ${p.limit} bytes.`)
+      return respond('payload_too_large', `The request body must not exceed ${p.limit} bytes.`)
     case 'UnsupportedMediaType':
-      return respond(415, 'unsupported_media_type', p.reason)
+      return respond('unsupported_media_type', p.reason)
     case 'IdempotencyKeyInUse':
       return respond(
-        409,
         'idempotency_key_in_use',
         'A request with this Idempotency-Key is still being performed; retry once it has finished.',
       )
     case 'IdempotencyKeyReused':
       return respond(
-        422,
         'idempotency_key_reused',
         'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
       )
     case 'RateLimited':
       return respond(
-        429,
         'rate_limited',
         p.by === 'address'
           ? `Too many requests with an API key that is not valid came from this address; retry in ${p.retryAfterSeconds} s.`
           : `Too many requests with this API key; retry in ${p.retryAfterSeconds} s.`,
-        { 'Retry-After': String(p.retryAfterSeconds) },
+        { [HEADERS.retryAfter]: String(p.retryAfterSeconds) },
       )
     case 'InternalError':
-      return respond(
-        500,
-        'internal_error',
-        'Something went wrong on our side; the request id helps us find it.',
-      )
+      return respond('internal_error', 'Something went wrong on our side; the request id helps us find it.')
     case 'NotImplemented':
-      return respond(501, 'not_implemented', 'This operation is not implemented.')
+      return respond('not_implemented', 'This operation is not implemented.')
     case 'StoreUnavailable':
       return respond(
-        503,
         'unavailable',
         p.refusesWrites === true
           ? 'The pet store accepts no changes right now: its database refuses writes, as during a failover. Reads work; try again shortly.'
           : 'The pet store cannot be reached right now; try again shortly.',
-        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        { [HEADERS.retryAfter]: String(RETRY_AFTER_SECONDS) },
       )
     case 'ShuttingDown':
-      return respond(503, 'unavailable', 'This instance is shutting down; send new requests elsewhere.', {
-        'Retry-After': String(RETRY_AFTER_SECONDS),
+      return respond('unavailable', 'This instance is shutting down; send new requests elsewhere.', {
+        [HEADERS.retryAfter]: String(RETRY_AFTER_SECONDS),
       })
   }
 }

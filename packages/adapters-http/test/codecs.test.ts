@@ -2,7 +2,8 @@ import type { CategoryId, Issue, Pet, PetId, PetName } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { parse } from 'node:querystring'
 import { describe, expect, it } from 'vitest'
-import { decodeListPetsQuery, decodeNewPet, decodePetId, encodePet, encodePets } from '../src/codecs.js'
+import { encodePet, encodePets } from '@pets/wire'
+import { decodeListPetsQuery, decodeNewPet, decodePetId } from '../src/codecs.js'
 
 const MAX = '9007199254740991'
 

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import type { Context } from 'koa'
 import { describe, expect, it } from 'vitest'
-import { idempotencyKeyOf } from '../src/idempotency-key-header.js'
+import { IdempotencyKeyHeader, idempotencyKeyOf } from '../src/idempotency-key-header.js'
 
 const ctxWith = (req: {
   headers: Record<string, string | Array<string>>
@@ -23,5 +23,35 @@ describe('reading the Idempotency-Key header', () => {
     expect(
       E.isLeft(idempotencyKeyOf(ctxWith({ headers: { 'idempotency-key': 'a, b' }, headersDistinct: twice }))),
     ).toBe(true)
+  })
+})
+
+describe('the header syntax of an Idempotency-Key', () => {
+  const keyOf = (value: string) => idempotencyKeyOf(ctxWith({ headers: { 'idempotency-key': value } }))
+
+  it.each([' leading', 'trailing ', ' '])(
+    'refuses %j: white space at an end cannot travel in a header',
+    (key) => {
+      expect(keyOf(key)).toEqual(
+        E.left({
+          field: 'Idempotency-Key',
+          problem: 'must start and end with a visible character, not white space',
+        }),
+      )
+    },
+  )
+
+  it('keeps the domain rule and its message for everything else', () => {
+    expect(keyOf('with inner spaces')).toEqual(E.right(O.some('with inner spaces')))
+    expect(keyOf('é')).toEqual(
+      E.left({ field: 'Idempotency-Key', problem: 'must be printable ASCII (0x20 to 0x7E)' }),
+    )
+    expect(keyOf('')).toEqual(E.left({ field: 'Idempotency-Key', problem: 'must not be empty' }))
+  })
+
+  it('states the same rule in its JSON Schema pattern', () => {
+    const pattern = new RegExp(IdempotencyKeyHeader.schema['pattern'] as string)
+    for (const key of ['a', 'a b', ' a', 'a ', ' ', 'é', '~!'])
+      expect(pattern.test(key)).toBe(E.isRight(IdempotencyKeyHeader.decode(key)))
   })
 })

@@ -13,7 +13,7 @@ import * as t from 'io-ts'
 import { get } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildOpenApiDocument, ROUTES } from '../src/index.js'
-import { jsonSchemaOf } from '../src/openapi/json-schema.js'
+import { jsonSchemaOf } from '@pets/wire'
 import { appOptions, KEY, serve } from './serve.js'
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,28 +1,12 @@
-/** CONTRACT: every Error code of the service and the HTTP status it always comes with. */
-export const ERROR_STATUSES = {
-  validation_failed: 400,
-  unauthorized: 401,
-  not_found: 404,
-  method_not_allowed: 405,
-  idempotency_key_in_use: 409,
-  gone: 410,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  idempotency_key_reused: 422,
-  rate_limited: 429,
-  internal_error: 500,
-  not_implemented: 501,
-  unavailable: 503,
-} as const
+import type { ErrorCode, StatusOf } from '@pets/wire'
 
-/** A value of the `code` field of an Error body. */
-export type ErrorCode = keyof typeof ERROR_STATUSES
+export type { ErrorCode } from '@pets/wire'
 
 /** What every error the service answered with carries: its Error body and its request id. */
 export type ServiceErrorOf<Tag extends string, Code extends ErrorCode> = {
   readonly _tag: Tag
   readonly code: Code
-  readonly status: (typeof ERROR_STATUSES)[Code]
+  readonly status: StatusOf<Code>
   /** For people: what was wrong (for 400, every offending field or parameter). */
   readonly message: string
   /** The response's X-Request-Id: quote it when asking the service's operators. */

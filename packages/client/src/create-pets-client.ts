@@ -1,4 +1,5 @@
 import { Pet } from '@pets/domain'
+import { HEADERS } from '@pets/wire'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
@@ -48,7 +49,11 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
       url,
       {
         ...init,
-        headers: { Accept: 'application/json', Authorization: `Bearer ${options.apiKey}`, ...init.headers },
+        headers: {
+          Accept: 'application/json',
+          [HEADERS.authorization]: `Bearer ${options.apiKey}`,
+          ...init.headers,
+        },
       },
       repeatable,
     )
@@ -65,7 +70,7 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
             _tag: 'UndecodableResponse',
             status: res.status,
             reason: 'the next link is this page',
-            requestId: res.headers.get('X-Request-Id') ?? undefined,
+            requestId: res.headers.get(HEADERS.requestId) ?? undefined,
           })
         : E.right({ pets, next: { href: next } })
     }
@@ -106,7 +111,7 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
           method: 'POST',
           headers: {
             'Content-Type': 'application/json',
-            ...(key === undefined ? {} : { 'Idempotency-Key': key }),
+            ...(key === undefined ? {} : { [HEADERS.idempotencyKey]: key }),
           },
           body,
         })

@@ -1,11 +1,10 @@
 import { describeErrors } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
-import * as t from 'io-ts'
+import type * as t from 'io-ts'
+import { ErrorBody, ERRORS, HEADERS } from '@pets/wire'
 import {
-  ERROR_STATUSES,
   ERROR_TAGS,
-  type ErrorCode,
   type PetsClientError,
   type ServiceError,
   type UndecodableResponse,
@@ -14,23 +13,11 @@ import {
 /** A response whose body has been read in full. */
 export type ReadResponse = { readonly status: number; readonly headers: Headers; readonly text: string }
 
-/** The Error body of the interface: exactly `code`, `message` and `status`. */
-export const ErrorBody = t.type(
-  {
-    code: t.keyof(
-      Object.fromEntries(Object.keys(ERROR_STATUSES).map((c) => [c, null])) as Record<ErrorCode, null>,
-    ),
-    message: t.string,
-    status: t.number,
-  },
-  'ErrorBody',
-)
-
 const undecodable = (res: ReadResponse, reason: string): UndecodableResponse => ({
   _tag: 'UndecodableResponse',
   status: res.status,
   reason,
-  requestId: res.headers.get('X-Request-Id') ?? undefined,
+  requestId: res.headers.get(HEADERS.requestId) ?? undefined,
 })
 
 const parseJson = (res: ReadResponse): E.Either<UndecodableResponse, unknown> =>
@@ -57,20 +44,20 @@ const decodeBody =
 
 /** Seconds from a Retry-After header in whole seconds (CONTRACT), or undefined. */
 export const retryAfterSeconds = (headers: Headers): number | undefined => {
-  const value = headers.get('Retry-After')?.trim()
+  const value = headers.get(HEADERS.retryAfter)?.trim()
   return value !== undefined && /^[0-9]{1,9}$/.test(value) ? Number(value) : undefined
 }
 
 const toServiceError = (res: ReadResponse, body: t.TypeOf<typeof ErrorBody>): ServiceError => {
   const common = {
     message: body.message,
-    requestId: res.headers.get('X-Request-Id') ?? undefined,
+    requestId: res.headers.get(HEADERS.requestId) ?? undefined,
   }
   // The union cannot be narrowed through a lookup table; each entry of ERROR_TAGS matches its code.
-  const error = { _tag: ERROR_TAGS[body.code], code: body.code, status: ERROR_STATUSES[body.code], ...common }
+  const error = { _tag: ERROR_TAGS[body.code], code: body.code, status: ERRORS[body.code].status, ...common }
   switch (body.code) {
     case 'method_not_allowed': {
-      const allow = (res.headers.get('Allow') ?? '').split(',').map((m) => m.trim())
+      const allow = (res.headers.get(HEADERS.allow) ?? '').split(',').map((m) => m.trim())
       return { ...error, allow: allow.filter((m) => m !== '') } as ServiceError
     }
     case 'rate_limited':
@@ -97,7 +84,7 @@ export const decodeResponse = <A>(
     parseJson(res),
     E.flatMap(decodeBody(res, ErrorBody)),
     E.flatMap((body) =>
-      body.status === res.status && ERROR_STATUSES[body.code] === res.status
+      body.status === res.status && ERRORS[body.code].status === res.status
         ? E.right(toServiceError(res, body))
         : E.left(undecodable(res, `an Error body with code ${body.code} and status ${body.status}`)),
     ),

@@ -1,10 +1,8 @@
 export type { Pet, PetStatus } from '@pets/domain'
 export {
   describeClientError,
-  ERROR_STATUSES,
   ERROR_TAGS,
   PetsClientFailure,
-  type ErrorCode,
   type Gone,
   type IdempotencyKeyInUse,
   type IdempotencyKeyReused,
@@ -34,5 +32,6 @@ export type {
   PetsClientOptions,
   PetsPage,
 } from './pets-client.js'
-export { ErrorBody } from './decode-response.js'
+// The wire contract the client decodes with: every error code with its status, the Error body.
+export { ErrorBody, ERRORS, type ErrorCode } from '@pets/wire'
 export type { RetryOptions } from './send-request.js'

@@ -2,7 +2,7 @@ import { toErrorResponse, type Problem } from '@pets/adapters-http'
 import { invalidInput, type PetId } from '@pets/domain'
 import { run, runLeft } from '@pets/domain/testing'
 import { describe, expect, it } from 'vitest'
-import { createPetsClient, ERROR_STATUSES, ERROR_TAGS, type ErrorCode } from '../src/index.js'
+import { createPetsClient, ERROR_TAGS, ERRORS, type ErrorCode } from '../src/index.js'
 
 /** A client whose every request gets this one response, never retried. */
 const answering = (status: number, body: string, headers: Record<string, string> = {}) =>
@@ -14,11 +14,11 @@ const answering = (status: number, body: string, headers: Record<string, string>
       new Response(body, { status, headers: { 'Content-Type': 'application/json', ...headers } }),
   })
 
-const codes = Object.keys(ERROR_STATUSES) as ReadonlyArray<ErrorCode>
+const codes = Object.keys(ERRORS) as ReadonlyArray<ErrorCode>
 
 describe('the typed errors of the client', () => {
   it.each(codes)('turns an Error body with code %s into its own typed error', async (code) => {
-    const status = ERROR_STATUSES[code]
+    const status = ERRORS[code].status
     const client = answering(status, JSON.stringify({ code, message: 'what went wrong', status }), {
       'X-Request-Id': 'req-1',
     })

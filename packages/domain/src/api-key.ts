@@ -19,19 +19,17 @@ export type ApiKeyRecord = {
 /** A key just issued: the only moment its plain text exists. */
 export type IssuedApiKey = { readonly key: string; readonly record: ApiKeyRecord }
 
+/** The longest name of an API key, in characters. */
+export const MAX_API_KEY_NAME_LENGTH = 100
+
 /** The brand of ApiKeyName: a string only decoding can make. */
 export interface ApiKeyNameBrand {
   readonly ApiKeyName: unique symbol
 }
 /** A label for a key, so people know whose it is: 1 to 100 characters, not all white space. */
 export type ApiKeyName = t.Branded<string, ApiKeyNameBrand>
-export const ApiKeyName = checked<ApiKeyName, string>(
-  'ApiKeyName',
-  t.string,
-  'must be a string',
-  (s) =>
-    /\S/u.test(s) && s.length <= 100 && ![...s].some((c) => c < ' ')
-      ? undefined
-      : 'must have 1 to 100 characters, not all white space and no control characters',
-  { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
+export const ApiKeyName = checked<ApiKeyName, string>('ApiKeyName', t.string, 'must be a string', (s) =>
+  /\S/u.test(s) && s.length <= MAX_API_KEY_NAME_LENGTH && ![...s].some((c) => c < ' ')
+    ? undefined
+    : `must have 1 to ${MAX_API_KEY_NAME_LENGTH} characters, not all white space and no control characters`,
 )

@@ -1,34 +1,21 @@
 import * as t from 'io-ts'
 
-/** A JSON Schema (draft 2020-12) fragment: what a codec accepts, for describing an interface. */
-export type JsonSchema = { readonly [keyword: string]: unknown }
-
-/** A codec made by `checked`; `schema`, when given, describes as JSON Schema the values it accepts. */
+/** A codec made by `checked`: a rule of the domain, with a message for each way to break it. */
 export class CheckedType<B, A> extends t.Type<B, A, unknown> {
   readonly _tag = 'CheckedType' as const
-  constructor(
-    name: string,
-    is: t.Is<B>,
-    validate: t.Validate<unknown, B>,
-    encode: t.Encode<B, A>,
-    readonly schema: JsonSchema | undefined,
-  ) {
-    super(name, is, validate, encode)
-  }
 }
 
 /**
  * A codec that accepts what `base` accepts and `problem` finds nothing wrong with. Each failure
  * carries a message for people ("must be …"), which `describeErrors` puts after the field's name.
- * `schema` states the same rule in JSON Schema, for interface descriptions such as OpenAPI: a
- * codec without one cannot appear in the HTTP interface's OpenAPI document.
+ * How the rule is stated to other programs (JSON Schema, OpenAPI) is the wire's business, not the
+ * domain's: see `@pets/wire`.
  */
 export const checked = <B extends A, A>(
   name: string,
   base: t.Type<A, A, unknown>,
   expected: string,
   problem: (value: A) => string | undefined,
-  schema?: JsonSchema,
 ): CheckedType<B, A> =>
   new CheckedType<B, A>(
     name,
@@ -39,7 +26,6 @@ export const checked = <B extends A, A>(
       return found === undefined ? t.success(u as B) : t.failure(u, c, found)
     },
     (b) => b,
-    schema,
   )
 
 /** One thing wrong with an input: the dotted path of the field and what it must be. */

@@ -1,7 +1,7 @@
 export * from './api-key.js'
 export * from './api-key-usage.js'
 export { anyAuthenticator } from './authenticators.js'
-export { checked, CheckedType, describeErrors, type Issue, type JsonSchema } from './checked.js'
+export { checked, CheckedType, describeErrors, type Issue } from './checked.js'
 export { decodeNewPet, decodeWith } from './decode.js'
 export * from './errors.js'
 export * from './idempotency.js'

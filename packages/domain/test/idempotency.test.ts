@@ -38,19 +38,12 @@ describe('IdempotencyKey', () => {
     expect(messageOf('x'.repeat(256))).toBe('must be at most 255 characters long (it has 256)')
   })
 
-  it.each([' leading', 'trailing ', ' ', 'tab\there', 'new\nline', 'nul\u0000', 'del\u007f', 'é', '🐕'])(
-    'refuses %j: not printable ASCII, or white space at an end',
+  it.each(['tab\there', 'new\nline', 'nul\u0000', 'del\u007f', 'é', '🐕'])(
+    'refuses %j: not printable ASCII',
     (key) => {
       expect(messageOf(key)).toMatch(/printable ASCII/)
     },
   )
-
-  it('states the same rule in its JSON Schema pattern', () => {
-    expect(IdempotencyKey.schema?.['pattern']).toEqual(expect.any(String))
-    const pattern = new RegExp(IdempotencyKey.schema!['pattern'] as string)
-    for (const key of ['a', 'a b', ' a', 'a ', 'é', '~!'])
-      expect(pattern.test(key)).toBe(E.isRight(IdempotencyKey.decode(key)))
-  })
 })
 
 const recording = () => {

@@ -1,7 +1,14 @@
-import { PetStatus, type JsonSchema } from '@pets/domain'
+import { PetStatus } from '@pets/domain'
+import {
+  ErrorBody,
+  jsonSchemaOf,
+  NewPetBody,
+  PetBody,
+  PetsBody,
+  schemaRef,
+  type JsonSchema,
+} from '@pets/wire'
 import type * as t from 'io-ts'
-import { NewPetBody, PetBody, PetsBody } from '../codecs.js'
-import { ErrorBody } from '../problems.js'
 import { ROUTER_PROBLEMS, ROUTES, type Parameters, type RouteSpec } from '../routes/route-table.js'
 import {
   deprecationHeaders,
@@ -11,7 +18,6 @@ import {
   type HeaderObject,
 } from './headers.js'
 import { annotate } from './field-notes.js'
-import { jsonSchemaOf, schemaRef } from './json-schema.js'
 import { problemResponses } from './problem-responses.js'
 
 /** The version of the interface description (interface.md: "numbered 1.0.0"). */

@@ -1,4 +1,5 @@
-import { DEFAULT_PET_STATUS, type JsonSchema } from '@pets/domain'
+import { DEFAULT_PET_STATUS } from '@pets/domain'
+import type { JsonSchema } from '@pets/wire'
 
 // Prose about fields that a codec cannot carry: meaning and defaults, never a constraint.
 const FIELD_NOTES: Readonly<Record<string, Readonly<Record<string, JsonSchema>>>> = {

@@ -1,6 +1,12 @@
-import { PET_STATUSES, type JsonSchema } from '@pets/domain'
+import { PET_STATUSES } from '@pets/domain'
+import { HEADERS, type JsonSchema } from '@pets/wire'
 import { REQUEST_ID_PATTERN } from '../request-id.js'
-import type { ResponseHeader, RouteSpec } from '../routes/route-table.js'
+import {
+  deprecationHeaderValues,
+  type Deprecation,
+  type ResponseHeader,
+  type RouteSpec,
+} from '../routes/route-table.js'
 
 /** An OpenAPI Header Object. */
 export type HeaderObject = {
@@ -103,20 +109,22 @@ export const successHeaders = (
 
 /** The headers of every answer of a deprecated operation (RFC 9745, RFC 8594, RFC 8288). */
 export const deprecationHeaders = (
-  deprecation: NonNullable<RouteSpec['deprecation']>,
+  deprecation: Deprecation,
   routes: ReadonlyArray<RouteSpec>,
 ): Readonly<Record<string, Omit<HeaderObject, 'required'>>> => {
   const successor = routes.find((r) => r.operationId === deprecation.successor)?.path ?? ''
+  // The values the operation sends, from the same declaration; only the Link's URL varies.
+  const sent = deprecationHeaderValues(deprecation, successor)
   return {
-    Deprecation: {
+    [HEADERS.deprecation]: {
       description: `Deprecated since ${deprecation.since.toISOString()} (RFC 9745).`,
-      schema: { type: 'string', const: `@${deprecation.since.getTime() / 1000}` },
+      schema: { type: 'string', const: sent[HEADERS.deprecation] },
     },
-    Sunset: {
+    [HEADERS.sunset]: {
       description: `Removed on ${deprecation.sunset.toISOString()} (RFC 8594).`,
-      schema: { type: 'string', const: deprecation.sunset.toUTCString() },
+      schema: { type: 'string', const: sent[HEADERS.sunset] },
     },
-    Link: {
+    [HEADERS.link]: {
       description: `The operation to use instead, \`${deprecation.successor}\`.`,
       schema: { type: 'string', pattern: `^<[^>]+${pathPattern(successor)}>; rel="successor-version"$` },
     },

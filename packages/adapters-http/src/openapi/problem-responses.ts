@@ -1,9 +1,9 @@
-import { GET_PET_SUNSET, invalidInput, MAX_ID, type JsonSchema, type PetId } from '@pets/domain'
+import { GET_PET_SUNSET, invalidInput, MAX_ID, type PetId } from '@pets/domain'
+import { ErrorBody, ERRORS, schemaRef, type JsonSchema } from '@pets/wire'
 import { MAX_URL_BYTES } from '../bound-url.js'
-import { ErrorBody, toErrorResponse, type ErrorResponse, type Problem } from '../problems.js'
+import { toErrorResponse, type ErrorResponse, type Problem } from '../problems.js'
 import { MAX_BODY_BYTES } from '../read-json-body.js'
 import { commonHeaderRefs, PROBLEM_HEADERS, type HeaderObject, type HeaderRef } from './headers.js'
-import { schemaRef } from './json-schema.js'
 
 type ProblemNote<T extends Problem['_tag']> = {
   readonly when: string
@@ -158,7 +158,12 @@ export const problemResponses = (
                 },
               },
               // One example per problem: the answers of one problem differ at most in their headers.
-              examples: Object.fromEntries(answers.map((answer) => [answer.tag, { value: answer.body }])),
+              examples: Object.fromEntries(
+                answers.map((answer) => [
+                  answer.tag,
+                  { summary: ERRORS[answer.body.code].title, value: answer.body },
+                ]),
+              ),
             },
           },
         },

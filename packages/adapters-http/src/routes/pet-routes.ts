@@ -1,18 +1,14 @@
-import { GET_PET_SUNSET, type PetPage, type PetQuery } from '@pets/domain'
+import type { PetPage, PetQuery } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
-import { decodeListPetsQuery, decodePetId, encodePet, encodePets } from '../codecs.js'
+import { encodePet, encodePets } from '@pets/wire'
+import { decodeListPetsQuery, decodePetId } from '../codecs.js'
 import { parseQuery } from '../parse-query.js'
 import type { HttpContext } from '../request-state.js'
 import { sendJson, sendProblem } from '../respond.js'
 import type { PetsUseCases } from '../use-cases.js'
 import { createPetHandler } from './create-pet.js'
-
-/** CONTRACT: getPet is deprecated since the first release, 2026-01-01T00:00:00Z (RFC 9745). */
-export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z')
-
-/** The ids of the deprecated operations, whose callers are counted per API key. */
-export const DEPRECATED_OPERATIONS: ReadonlyArray<string> = ['getPet']
+import { deprecationHeaderValues, ROUTES, type OperationId, type RouteSpec } from './route-table.js'
 
 /** What serves one operation: the request, and the parameters of its path in template order. */
 export type RouteHandler = (ctx: HttpContext, params: ReadonlyArray<string>) => Promise<void> | void
@@ -47,17 +43,22 @@ const nextLink = (base: string, query: PetQuery, page: PetPage): string | undefi
     : `<${base}/pets?limit=${query.limit}${query.status === undefined ? '' : `&status=${query.status}`}` +
       `&after=${page.next.value}>; rel="next"`
 
+// The headers of a deprecated operation, from its declaration in the route table.
+const deprecationHeadersOf = (operationId: OperationId, publicBaseUrl: string) => {
+  const route: RouteSpec | undefined = ROUTES.find((r) => r.operationId === operationId)
+  const successor = ROUTES.find((r) => r.operationId === route?.deprecation?.successor)
+  if (route?.deprecation === undefined || successor === undefined)
+    throw new Error(`${operationId} is not declared deprecated with a successor in the route table`)
+  return deprecationHeaderValues(route.deprecation, `${publicBaseUrl}${successor.path}`)
+}
+
 /** The handlers of the pet operations, keyed by operation id; everything they share is made here, once. */
 export const petRoutes = ({
   useCases,
   publicBaseUrl,
   bodyTimeoutMs,
 }: PetRoutesOptions): Readonly<Record<'listPets' | 'createPet' | 'getPet' | 'listOrders', RouteHandler>> => {
-  const deprecationHeaders = {
-    Deprecation: `@${GET_PET_DEPRECATED_AT.getTime() / 1000}`,
-    Sunset: GET_PET_SUNSET.toUTCString(),
-    Link: `<${publicBaseUrl}/pets>; rel="successor-version"`,
-  }
+  const deprecationHeaders = deprecationHeadersOf('getPet', publicBaseUrl)
 
   const decodeQuery = decodeQueryOnce()
 

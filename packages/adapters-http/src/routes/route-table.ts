@@ -1,10 +1,10 @@
-import { DEFAULT_PAGE_LIMIT, GET_PET_SUNSET, IdempotencyKey, MAX_PAGE_LIMIT } from '@pets/domain'
+import { DEFAULT_PAGE_LIMIT, GET_PET_SUNSET, MAX_PAGE_LIMIT } from '@pets/domain'
 import * as t from 'io-ts'
-import { ListPetsQuery, NewPetBody, PetBody, PetIdParam, PetsBody } from '../codecs.js'
-import { IDEMPOTENCY_KEY_HEADER } from '../idempotency-key-header.js'
+import { HEADERS, NewPetBody, PetBody, PetsBody } from '@pets/wire'
+import { ListPetsQuery, PetIdParam } from '../codecs.js'
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeyHeader } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
 import { MAX_BODY_BYTES } from '../read-json-body.js'
-import { GET_PET_DEPRECATED_AT } from './pet-routes.js'
 
 /** What the document says about one parameter; `default` is what the operation assumes without it. */
 export type ParameterNote = { readonly description: string; readonly default?: unknown }
@@ -23,6 +23,14 @@ export const parameters = <P extends t.Props>(
 
 /** A header of a response of an operation, beyond the ones every answer carries. */
 export type ResponseHeader = 'Location' | 'LinkNext'
+
+/** When an operation was deprecated, when it goes away, and what to use instead. */
+export type Deprecation = {
+  readonly since: Date
+  readonly sunset: Date
+  /** The operationId of the operation to use instead. */
+  readonly successor: string
+}
 
 /** One operation: what routes it, and what its OpenAPI description is made of. */
 export type RouteSpec = {
@@ -43,13 +51,11 @@ export type RouteSpec = {
     readonly body: t.Mixed
     readonly headers: Readonly<Partial<Record<ResponseHeader, { readonly required: boolean }>>>
   }
-  /** Sent on every answer of the operation itself, as RFC 9745 and RFC 8594 say. */
-  readonly deprecation?: {
-    readonly since: Date
-    readonly sunset: Date
-    /** The operationId of the operation to use instead. */
-    readonly successor: string
-  }
+  /**
+   * Declared here only: the headers of every answer of the operation itself (RFC 9745, RFC 8594),
+   * the OpenAPI document and the usage counts of deprecated operations are derived from it.
+   */
+  readonly deprecation?: Deprecation
   /**
    * What the operation itself may answer with, besides its success. Authentication answers
    * before it and adds ROUTER_PROBLEMS to every operation.
@@ -70,7 +76,7 @@ export const ROUTER_PROBLEMS: ReadonlyArray<Problem['_tag']> = [
 ]
 
 // The request headers of createPet, with the codec idempotencyKeyOf decodes the header with.
-const CreatePetHeaders = t.partial({ [IDEMPOTENCY_KEY_HEADER]: IdempotencyKey })
+const CreatePetHeaders = t.partial({ [IDEMPOTENCY_KEY_HEADER]: IdempotencyKeyHeader })
 
 /**
  * The operations of the interface. createPetsRouter registers exactly these, and the OpenAPI
@@ -153,7 +159,8 @@ export const ROUTES = [
       'carries `Deprecation`, `Sunset` and a `Link` to its successor.',
     pathParameters: parameters(PetIdParam, { petId: { description: 'The id of the pet.' } }),
     success: { status: 200, description: 'The pet.', body: PetBody, headers: {} },
-    deprecation: { since: GET_PET_DEPRECATED_AT, sunset: GET_PET_SUNSET, successor: 'listPets' },
+    // CONTRACT: deprecated since the first release (RFC 9745); the domain answers Gone after its sunset.
+    deprecation: { since: new Date('2026-01-01T00:00:00Z'), sunset: GET_PET_SUNSET, successor: 'listPets' },
     problems: ['InvalidInput', 'PetNotFound', 'Gone', 'StoreUnavailable'],
   },
   {
@@ -169,3 +176,18 @@ export const ROUTES = [
 
 /** The operation ids of the interface; createPetsRouter needs one handler for each. */
 export type OperationId = (typeof ROUTES)[number]['operationId']
+
+/** The ids of the deprecated operations, whose callers are counted per API key. */
+export const DEPRECATED_OPERATIONS: ReadonlyArray<OperationId> = ROUTES.flatMap((route: RouteSpec) =>
+  route.deprecation === undefined ? [] : [route.operationId as OperationId],
+)
+
+/** The headers of every answer of a deprecated operation, as sent; `successorUrl` is its successor's URL. */
+export const deprecationHeaderValues = (
+  deprecation: Deprecation,
+  successorUrl: string,
+): Readonly<Record<string, string>> => ({
+  [HEADERS.deprecation]: `@${deprecation.since.getTime() / 1000}`,
+  [HEADERS.sunset]: deprecation.sunset.toUTCString(),
+  [HEADERS.link]: `<${successorUrl}>; rel="successor-version"`,
+})

@@ -1,5 +1,23 @@
-import type { JsonSchema } from '@pets/domain'
-import type * as t from 'io-ts'
+import * as t from 'io-ts'
+import { DOMAIN_SCHEMAS, type JsonSchema } from './domain-schemas.js'
+
+/**
+ * A codec of the wire with its JSON Schema stated beside it: for the wire's own refinements, such as
+ * an HTTP status or a header's syntax, which the domain does not define.
+ */
+export class Described<A, O> extends t.Type<A, O, unknown> {
+  readonly _tag = 'Described' as const
+  constructor(
+    codec: t.Type<A, O, unknown>,
+    readonly schema: JsonSchema,
+  ) {
+    super(codec.name, codec.is, codec.validate, codec.encode)
+  }
+}
+
+/** `codec`, described in JSON Schema as `schema`. */
+export const described = <A, O>(codec: t.Type<A, O, unknown>, schema: JsonSchema): Described<A, O> =>
+  new Described(codec, schema)
 
 /** Codecs that the document describes once, in `components.schemas`, under their codec's name. */
 export type NamedCodecs = ReadonlySet<t.Mixed>
@@ -7,7 +25,7 @@ export type NamedCodecs = ReadonlySet<t.Mixed>
 /** Where a named codec's schema lives in the document. */
 export const schemaRef = (codec: t.Mixed): JsonSchema => ({ $ref: `#/components/schemas/${codec.name}` })
 
-type Described = t.Mixed & {
+type Shape = t.Mixed & {
   readonly _tag?: string
   readonly schema?: JsonSchema
   readonly keys?: Record<string, unknown>
@@ -41,12 +59,14 @@ const mergeObjects = (parts: ReadonlyArray<JsonSchema>, name: string): JsonSchem
 
 const describe = (codec: t.Mixed, named: NamedCodecs, root = false): JsonSchema => {
   if (!root && named.has(codec)) return schemaRef(codec)
-  const c = codec as Described
+  const known = DOMAIN_SCHEMAS.get(codec)
+  if (known !== undefined) return known
+  const c = codec as Shape
   switch (c._tag) {
+    case 'Described':
+      return c.schema as JsonSchema
     case 'CheckedType':
-      if (c.schema === undefined)
-        throw new Error(`Cannot describe ${c.name}: its checked codec has no schema`)
-      return c.schema
+      throw new Error(`Cannot describe ${c.name}: no JSON Schema is stated for this checked codec`)
     case 'KeyofType':
       return { type: 'string', enum: Object.keys(c.keys ?? {}) }
     case 'StringType':
@@ -74,8 +94,9 @@ const describe = (codec: t.Mixed, named: NamedCodecs, root = false): JsonSchema 
 
 /**
  * The JSON Schema (draft 2020-12) of the values an io-ts codec accepts, built from the codec
- * itself: objects, partials and their intersections, key unions, arrays, and the domain's
- * checked codecs, which carry their own schema. A named codec inside refers to its component.
+ * itself: objects, partials and their intersections, key unions, arrays, the domain's checked
+ * codecs (their schemas are in DOMAIN_SCHEMAS) and the wire's codecs `described` with their
+ * schema. A named codec inside refers to its component.
  * A codec it cannot describe is a defect, so the document never describes less than is served.
  */
 export const jsonSchemaOf = (codec: t.Mixed, named: NamedCodecs = new Set()): JsonSchema =>

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@pets/domain'
+import type { JsonSchema } from './domain-schemas.js'
 
 /** Writes a value of a schema as JSON text: what JSON.stringify writes, without its generic walk. */
 export type Serializer<A> = (value: A) => string

@@ -1,8 +1,7 @@
 import { MAX_ID } from '@pets/domain'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { encodePet, encodePets } from '../src/codecs.js'
-import { compileSerializer } from '../src/serialize/compile-serializer.js'
+import { compileSerializer, encodePet, encodePets } from '../src/index.js'
 
 const pet = fc.record({
   id: fc.integer({ min: 1, max: MAX_ID }),

@@ -1,0 +1,6 @@
+export { compileSerializer, type Serializer } from './compile-serializer.js'
+export { DOMAIN_SCHEMAS, type JsonSchema } from './domain-schemas.js'
+export { ErrorBody, ErrorCode, ERRORS, type StatusOf } from './errors.js'
+export { HEADERS } from './headers.js'
+export { described, Described, jsonSchemaOf, schemaRef, type NamedCodecs } from './json-schema.js'
+export { encodePet, encodePets, NEW_PET_FIELDS, NewPetBody, PetBody, PetsBody } from './pet-bodies.js'
