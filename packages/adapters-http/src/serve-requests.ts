@@ -1,3 +1,4 @@
+import { HEADERS } from '@pets/wire'
 import { performance } from 'node:perf_hooks'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PetsRouterOptions } from './create-pets-router.js'
@@ -31,7 +32,7 @@ const INTERNAL_ERROR: Problem = { _tag: 'InternalError' }
 
 // What every answer carries: `Cache-Control: no-store` unless a handler sets a policy of its own.
 const stamp = (res: ServerResponse, requestId: string) => {
-  res.setHeader('X-Request-Id', requestId)
+  res.setHeader(HEADERS.requestId, requestId)
   res.setHeader('X-Content-Type-Options', 'nosniff')
   res.setHeader('Cache-Control', 'no-store')
 }

@@ -25,7 +25,7 @@ export type HeaderRef = { readonly $ref: string }
 /** The headers any answer may carry, described once in `components.headers`. */
 export const COMMON_HEADERS: Readonly<Record<string, HeaderObject>> = {
   // CONTRACT: every response carries X-Request-Id, the caller's if acceptable, else a new one.
-  'X-Request-Id': {
+  [HEADERS.requestId]: {
     description:
       "The request's id: the caller's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new one.",
     required: true,
@@ -67,16 +67,16 @@ type HeaderOfProblem = {
 
 /** The headers that toErrorResponse may add, by the name it gives them. */
 export const PROBLEM_HEADERS: Readonly<Record<string, HeaderOfProblem>> = {
-  'WWW-Authenticate': {
+  [HEADERS.wwwAuthenticate]: {
     description:
       'The bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but is not valid.',
     schema: (seen) => ({ type: 'string', enum: [...new Set(seen)] }),
   },
-  Allow: {
+  [HEADERS.allow]: {
     description: 'The methods this path allows.',
     schema: () => ({ type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$' }),
   },
-  'Retry-After': {
+  [HEADERS.retryAfter]: {
     description: 'Seconds to wait before trying again.',
     schema: () => ({ type: 'integer', minimum: 0 }),
   },
@@ -90,12 +90,12 @@ export const successHeaders = (
   const statuses = PET_STATUSES.join('|')
   return {
     Location: {
-      name: 'Location',
+      name: HEADERS.location,
       description: 'The URL of the new pet.',
       schema: { type: 'string', pattern: `^https?://[^\\s]+${pathPattern(pathOf('getPet'))}$` },
     },
     LinkNext: {
-      name: 'Link',
+      name: HEADERS.link,
       description:
         'The next page (RFC 8288), present only when more pets match: the same `limit` and ' +
         '`status`, and `after` the last id of this page.',

@@ -1,7 +1,7 @@
 import { invalidInput, MAX_ID, type CreatePetError } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
-import { encodePet } from '@pets/wire'
+import { encodePet, HEADERS } from '@pets/wire'
 import { decodeNewPet } from '../codecs.js'
 import { numbersAreSafeIntegers } from '../integer-text.js'
 import { idempotencyKeyOf } from '../idempotency-key-header.js'
@@ -66,6 +66,6 @@ export const createPetHandler =
         : { once: { owner: owner.keyId, key: once, fingerprint: requestFingerprint(value) } }),
     })()
     if (E.isLeft(created)) return sendProblem(ctx, problemOf(created.left))
-    ctx.set('Location', `${publicBaseUrl}/pets/${created.right.id}`)
+    ctx.set(HEADERS.location, `${publicBaseUrl}/pets/${created.right.id}`)
     sendJson(ctx, 201, encodePet(created.right))
   }

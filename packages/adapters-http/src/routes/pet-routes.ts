@@ -1,7 +1,7 @@
 import type { PetPage, PetQuery } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
-import { encodePet, encodePets } from '@pets/wire'
+import { encodePet, encodePets, HEADERS } from '@pets/wire'
 import { decodeListPetsQuery, decodePetId } from '../codecs.js'
 import { parseQuery } from '../parse-query.js'
 import type { HttpContext } from '../request-state.js'
@@ -69,7 +69,7 @@ export const petRoutes = ({
       const page = await useCases.listPets(query.right)()
       if (E.isLeft(page)) return sendProblem(ctx, page.left)
       const link = nextLink(publicBaseUrl, query.right, page.right)
-      if (link !== undefined) ctx.set('Link', link)
+      if (link !== undefined) ctx.set(HEADERS.link, link)
       sendJson(ctx, 200, encodePets(page.right.pets))
     },
 
