@@ -178,8 +178,8 @@ export const ROUTES = [
 export type OperationId = (typeof ROUTES)[number]['operationId']
 
 /** The ids of the deprecated operations, whose callers are counted per API key. */
-export const DEPRECATED_OPERATIONS: ReadonlyArray<OperationId> = ROUTES.flatMap((route: RouteSpec) =>
-  route.deprecation === undefined ? [] : [route.operationId as OperationId],
+export const DEPRECATED_OPERATIONS: ReadonlyArray<OperationId> = ROUTES.flatMap((route) =>
+  'deprecation' in route ? [route.operationId] : [],
 )
 
 /** The headers of every answer of a deprecated operation, as sent; `successorUrl` is its successor's URL. */
