@@ -6,11 +6,28 @@
 // less memory. Identifiers are not minified (esbuild's keepNames would wrap every function made
 // per request, a third of a request's CPU: measured), and a source map lies beside each file.
 import { build } from 'esbuild'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url))
 rmSync(`${dist}bin`, { recursive: true, force: true })
+
+// pg asks at import whether it runs in a Cloudflare Worker by building a fetch Response, which
+// loads undici: about 20 ms of every PostgreSQL start (bench/RESULTS.md). This bundle runs on
+// Node only, so the answer is known when it is built. A pg whose probe reads otherwise fails the
+// build rather than being bundled with the probe.
+const PG_RUNTIME_PROBE = 'if (isCloudflareRuntime()) {'
+const nodeOnlyPg = {
+  name: 'node-only-pg',
+  setup(bundler) {
+    bundler.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, ({ path }) => {
+      const source = readFileSync(path, 'utf8')
+      if (!source.includes(PG_RUNTIME_PROBE))
+        throw new Error(`${path} no longer probes the runtime with "${PG_RUNTIME_PROBE}": review node-only-pg`)
+      return { contents: source.replace(PG_RUNTIME_PROBE, 'if (false) {'), loader: 'js' }
+    })
+  },
+}
 
 await build({
   entryPoints: { 'animal-store': `${dist}main.js` },
@@ -31,5 +48,6 @@ await build({
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
+  plugins: [nodeOnlyPg],
   logLevel: 'warning',
 })
