@@ -23,7 +23,9 @@ const nodeOnlyPg = {
     bundler.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, ({ path }) => {
       const source = readFileSync(path, 'utf8')
       if (!source.includes(PG_RUNTIME_PROBE))
-        throw new Error(`${path} no longer probes the runtime with "${PG_RUNTIME_PROBE}": review node-only-pg`)
+        throw new Error(
+          `${path} no longer probes the runtime with "${PG_RUNTIME_PROBE}": review node-only-pg`,
+        )
       return { contents: source.replace(PG_RUNTIME_PROBE, 'if (false) {'), loader: 'js' }
     })
   },
