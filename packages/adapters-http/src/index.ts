@@ -1,14 +1,7 @@
 export { answerClientError } from './answer-client-error.js'
 export { bearerKey } from './authenticate.js'
 export { MAX_URL_BYTES } from './bound-url.js'
-export {
-  decodeListPetsQuery,
-  decodeNewPet,
-  decodePetId,
-  ListPetsQuery,
-  PetIdParam,
-  UNKNOWN_NAMED,
-} from './codecs.js'
+export { decodeListPetsQuery, decodePetId, ListPetsQuery, PetIdParam } from './codecs.js'
 export { addressBucketOf, clientAddressOf } from './client-address.js'
 export {
   createHttpApp,

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { parse } from 'node:querystring'
 import { describe, expect, it } from 'vitest'
 import { encodePet, encodePets } from '@pets/wire'
-import { decodeListPetsQuery, decodeNewPet, decodePetId } from '../src/codecs.js'
+import { decodeListPetsQuery, decodePetId } from '../src/codecs.js'
 
 const MAX = '9007199254740991'
 
@@ -22,52 +22,6 @@ const aPet = (
   const { id = 1, name = 'Rex', categoryId = 2, status = 'available' } = overrides
   return { id: id as PetId, name: name as PetName, categoryId: categoryId as CategoryId, status }
 }
-
-describe('decodeNewPet', () => {
-  it('accepts a new pet as parsed from JSON', () => {
-    expect(decodeNewPet(JSON.parse('{"name":"Rex","categoryId":3,"status":"pending"}'))).toEqual(
-      E.right({ name: 'Rex', categoryId: 3, status: 'pending' }),
-    )
-    expect(decodeNewPet({ name: 'Rex', categoryId: 3 })).toEqual(E.right({ name: 'Rex', categoryId: 3 }))
-  })
-
-  it('refuses an id sent by the client, naming it', () => {
-    expect(issuesOf(decodeNewPet({ id: 1, name: 'Rex', categoryId: 3 }))).toEqual([
-      { field: 'id', problem: 'is not a field of a new pet (allowed: name, categoryId, status)' },
-    ])
-  })
-
-  it('names every unknown field, including __proto__ and constructor from JSON.parse', () => {
-    const body: unknown = JSON.parse(
-      '{"name":"Rex","categoryId":3,"__proto__":{"x":1},"constructor":1,"tags":[]}',
-    )
-    expect(fieldsOf(decodeNewPet(body))).toEqual(['__proto__', 'constructor', 'tags'])
-  })
-
-  it('names wrong, missing and unknown fields together', () => {
-    expect(issuesOf(decodeNewPet({ name: '', status: 'lost', owner: 'me' }))).toEqual([
-      { field: 'name', problem: 'must contain at least one character that is not white space' },
-      { field: 'categoryId', problem: 'is required' },
-      { field: 'status', problem: 'must be one of available, pending, sold' },
-      { field: 'owner', problem: 'is not a field of a new pet (allowed: name, categoryId, status)' },
-    ])
-  })
-
-  it.each([
-    ['a string', '"Rex"'],
-    ['a number', '42'],
-    ['null', 'null'],
-    ['an array', '[{"name":"Rex","categoryId":3}]'],
-  ])('refuses a body that is %s with one issue for the field ""', (_, json) => {
-    expect(issuesOf(decodeNewPet(JSON.parse(json)))).toEqual([
-      { field: '', problem: 'must be a JSON object' },
-    ])
-  })
-
-  it.each([3.5, 0, 9007199254740992, '3', null])('refuses the category id %j', (categoryId) => {
-    expect(fieldsOf(decodeNewPet({ name: 'Rex', categoryId }))).toEqual(['categoryId'])
-  })
-})
 
 describe('decodeListPetsQuery', () => {
   it('defaults limit to 20 and adds no status or after', () => {

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import type * as t from 'io-ts'
-import { describeErrors } from './checked.js'
+import { describeErrors, type Issue } from './checked.js'
 import { invalidInput, type InvalidInput } from './errors.js'
 import { NewPet } from './pet.js'
 
@@ -14,5 +14,51 @@ export const decodeWith =
       E.mapLeft((errors) => invalidInput(describeErrors(errors))),
     )
 
-/** Checks an untrusted value against the invariants of a new pet. */
-export const decodeNewPet = decodeWith(NewPet)
+/** The most unknown fields or parameters a refusal names one by one; the rest are counted. */
+export const UNKNOWN_NAMED = 20
+// A name longer than this is cut: a 64 KiB body may hold one key of 60,000 characters.
+const LONGEST_NAME = 64
+
+// An issue of the field '' is about the whole input, so an unknown key that is empty is named `""`.
+const nameOf = (key: string) =>
+  key === '' ? '""' : key.length <= LONGEST_NAME ? key : `${key.slice(0, LONGEST_NAME)}…`
+
+/**
+ * `decoded`, unless `input` has keys other than `known` or `extra` issues: then every issue
+ * together, the codec's first, then `extra`, then the unknown keys: the first UNKNOWN_NAMED by
+ * name and "N more are unknown too", so that a body of one-letter keys gets a short answer.
+ */
+export const refuseUnknownKeys = <A>(
+  input: object,
+  known: ReadonlyArray<string>,
+  what: string,
+  decoded: E.Either<InvalidInput, A>,
+  extra: ReadonlyArray<Issue> = [],
+): E.Either<InvalidInput, A> => {
+  const unknown = Object.keys(input).filter((key) => !known.includes(key))
+  if (unknown.length === 0 && extra.length === 0) return decoded
+  const problem = `is not ${what} (allowed: ${known.join(', ')})`
+  const issues: Array<Issue> = [...(E.isLeft(decoded) ? decoded.left.issues : []), ...extra]
+  for (const key of unknown.slice(0, UNKNOWN_NAMED)) issues.push({ field: nameOf(key), problem })
+  if (unknown.length > UNKNOWN_NAMED)
+    issues.push({ field: `${unknown.length - UNKNOWN_NAMED} more`, problem: 'are unknown too' })
+  return E.left(invalidInput(issues))
+}
+
+/** The fields a new pet may have. */
+export const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const
+
+const isObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === 'object' && u !== null && !Array.isArray(u)
+
+const decodeNewPetFields = decodeWith(NewPet)
+
+/**
+ * Checks an untrusted value against the invariants of a new pet: an object of exactly its fields.
+ * Every wrong, missing or unknown field is named; a field the store does not keep (`id`
+ * included) is refused, never dropped (CONTRACT).
+ */
+export const decodeNewPet = (input: unknown): E.Either<InvalidInput, NewPet> =>
+  isObject(input)
+    ? refuseUnknownKeys(input, NEW_PET_FIELDS, 'a field of a new pet', decodeNewPetFields(input))
+    : E.left(invalidInput([{ field: '', problem: 'must be an object' }]))

@@ -1,7 +1,16 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { describe, expect, it } from 'vitest'
-import { CategoryId, decodeNewPet, describeErrors, PetName, PetStatus, type Issue } from '../src/index.js'
+import {
+  CategoryId,
+  decodeNewPet,
+  describeErrors,
+  PetName,
+  PetStatus,
+  refuseUnknownKeys,
+  UNKNOWN_NAMED,
+  type Issue,
+} from '../src/index.js'
 
 const issuesOf = (input: unknown): ReadonlyArray<Issue> => {
   const decoded = decodeNewPet(input)
@@ -54,6 +63,75 @@ describe('decodeNewPet', () => {
       expect(issues).toEqual([{ field: '', problem: 'must be an object' }])
     },
   )
+})
+
+const issuesOfDecoded = <A>(decoded: E.Either<{ readonly issues: ReadonlyArray<Issue> }, A>) => {
+  if (E.isRight(decoded)) throw new Error(`expected a failure, got ${JSON.stringify(decoded.right)}`)
+  return decoded.left.issues
+}
+const fieldsOfDecoded = <A>(decoded: E.Either<{ readonly issues: ReadonlyArray<Issue> }, A>) =>
+  issuesOfDecoded(decoded).map((i) => i.field)
+
+describe('decodeNewPet: exactly the fields of a new pet', () => {
+  it('accepts a new pet as parsed from JSON', () => {
+    expect(decodeNewPet(JSON.parse('{"name":"Rex","categoryId":3,"status":"pending"}'))).toEqual(
+      E.right({ name: 'Rex', categoryId: 3, status: 'pending' }),
+    )
+    expect(decodeNewPet({ name: 'Rex', categoryId: 3 })).toEqual(E.right({ name: 'Rex', categoryId: 3 }))
+  })
+
+  it('refuses an id sent by the client, naming it', () => {
+    expect(issuesOfDecoded(decodeNewPet({ id: 1, name: 'Rex', categoryId: 3 }))).toEqual([
+      { field: 'id', problem: 'is not a field of a new pet (allowed: name, categoryId, status)' },
+    ])
+  })
+
+  it('names every unknown field, including __proto__ and constructor from JSON.parse', () => {
+    const body: unknown = JSON.parse(
+      '{"name":"Rex","categoryId":3,"__proto__":{"x":1},"constructor":1,"tags":[]}',
+    )
+    expect(fieldsOfDecoded(decodeNewPet(body))).toEqual(['__proto__', 'constructor', 'tags'])
+  })
+
+  it('names wrong, missing and unknown fields together', () => {
+    expect(issuesOfDecoded(decodeNewPet({ name: '', status: 'lost', owner: 'me' }))).toEqual([
+      { field: 'name', problem: 'must contain at least one character that is not white space' },
+      { field: 'categoryId', problem: 'is required' },
+      { field: 'status', problem: 'must be one of available, pending, sold' },
+      { field: 'owner', problem: 'is not a field of a new pet (allowed: name, categoryId, status)' },
+    ])
+  })
+
+  it.each([
+    ['a string', '"Rex"'],
+    ['a number', '42'],
+    ['null', 'null'],
+    ['an array', '[{"name":"Rex","categoryId":3}]'],
+  ])('refuses a body that is %s with one issue for the field ""', (_, json) => {
+    expect(issuesOfDecoded(decodeNewPet(JSON.parse(json)))).toEqual([
+      { field: '', problem: 'must be an object' },
+    ])
+  })
+
+  it.each([3.5, 0, 9007199254740992, '3', null])('refuses the category id %j', (categoryId) => {
+    expect(fieldsOfDecoded(decodeNewPet({ name: 'Rex', categoryId }))).toEqual(['categoryId'])
+  })
+})
+
+describe('refuseUnknownKeys', () => {
+  it(`names the first ${UNKNOWN_NAMED} unknown keys, cut to 64 characters, and counts the rest`, () => {
+    const input = Object.fromEntries(
+      Array.from({ length: UNKNOWN_NAMED + 5 }, (_, i) => [i === 0 ? 'k'.repeat(100) : `k${i}`, 1]),
+    )
+    const issues = issuesOfDecoded(refuseUnknownKeys(input, [], 'known', E.right(input)))
+    expect(issues).toHaveLength(UNKNOWN_NAMED + 1)
+    expect(issues[0]?.field).toBe(`${'k'.repeat(64)}…`)
+    expect(issues[UNKNOWN_NAMED]).toEqual({ field: '5 more', problem: 'are unknown too' })
+  })
+
+  it('keeps the decoded value when every key is known and nothing else is wrong', () => {
+    expect(refuseUnknownKeys({ a: 1 }, ['a'], 'known', E.right(1))).toEqual(E.right(1))
+  })
 })
 
 describe('describeErrors', () => {
