@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { Agent, request } from 'node:http'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { spawnService, type SpawnedService } from './support/spawn-service.js'
+import { startTestService, type ChildService } from './support/test-service.js'
 
 const KEY = `flood-test-${randomBytes(24).toString('base64url')}`
 // How long each query takes, as on a busy database: on loopback a pool of 10 would serve tens of
@@ -139,18 +139,21 @@ const p99 = (samples: ReadonlyArray<Sample>) => {
 describe('a flood of keys that are not valid (PostgreSQL, a real process)', () => {
   let database: FreshDatabase
   let proxy: Awaited<ReturnType<typeof delayingProxy>>
-  let svc: SpawnedService
+  let svc: ChildService
   beforeAll(async () => {
     database = await openFreshDatabase(inject('postgres'))
     proxy = await delayingProxy(new URL(database.url), QUERY_MS)
-    svc = await spawnService({
-      DATABASE_URL: proxy.url,
-      // No LISTEN connection: stored keys are looked up by a query each, the worst case for a flood.
-      DATABASE_DIRECT_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
-      // The migrations would run through DATABASE_DIRECT_URL; the clone of the template has them.
-      MIGRATE_ON_START: 'false',
-      API_KEYS: KEY,
-      SHUTDOWN_DELAY_MS: '0',
+    svc = await startTestService({
+      mode: 'child',
+      env: {
+        DATABASE_URL: proxy.url,
+        // No LISTEN connection: stored keys are looked up by a query each, the worst case for a flood.
+        DATABASE_DIRECT_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+        // The migrations would run through DATABASE_DIRECT_URL; the clone of the template has them.
+        MIGRATE_ON_START: 'false',
+        API_KEYS: KEY,
+        SHUTDOWN_DELAY_MS: '0',
+      },
     })
   }, 60_000)
   afterAll(async () => {

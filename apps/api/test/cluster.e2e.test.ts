@@ -2,7 +2,7 @@ import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/t
 import { request } from 'node:http'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { pollUntil } from './support/poll.js'
-import { spawnService, type SpawnedService } from './support/spawn-service.js'
+import { startTestService, type ChildService } from './support/test-service.js'
 
 const KEY = 'cluster-e2e-key-9b77d0'
 
@@ -22,7 +22,7 @@ const get = (url: string, path: string): Promise<{ status: number; body: string 
     req.end()
   })
 
-const lines = (svc: SpawnedService, msg: string) =>
+const lines = (svc: ChildService, msg: string) =>
   svc
     .output()
     .split('\n')
@@ -31,7 +31,7 @@ const lines = (svc: SpawnedService, msg: string) =>
 
 describe('WEB_CONCURRENCY: several workers on one port', () => {
   const databases: Array<FreshDatabase> = []
-  const services: Array<SpawnedService> = []
+  const services: Array<ChildService> = []
   afterEach(async () => {
     await Promise.all(services.splice(0).map((svc) => svc.stop('SIGKILL')))
     await Promise.all(databases.splice(0).map((db) => db.close()))
@@ -40,10 +40,12 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
   it('migrates once, spreads requests over the workers, sums their metrics, replaces a dead one, and stops cleanly', async () => {
     const database = await openFreshDatabase(inject('postgres'), { empty: true })
     databases.push(database)
-    const svc = await spawnService(
-      { DATABASE_URL: database.url, API_KEYS: KEY, WEB_CONCURRENCY: '2' },
-      { listening: 2, timeoutMs: 20_000 },
-    )
+    const svc = await startTestService({
+      mode: 'child',
+      env: { DATABASE_URL: database.url, API_KEYS: KEY, WEB_CONCURRENCY: '2' },
+      listening: 2,
+      timeoutMs: 20_000,
+    })
     services.push(svc)
     // The primary migrated, alone, before it forked.
     expect(svc.output().match(/migrations: ran/g)).toHaveLength(1)

@@ -1,9 +1,14 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
 import type { Middleware } from 'koa'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
-import { setTimeout as delay } from 'node:timers/promises'
-import { afterEach, describe, expect, inject, it } from 'vitest'
-import { startInProcess, type InProcessOptions, type InProcessService } from './support/in-process.js'
+import { afterEach, describe, expect, inject, it, vi } from 'vitest'
+import { pollUntil } from './support/poll.js'
+import {
+  startTestService,
+  TEST_KEYS,
+  type TestService,
+  type TestServiceOptions,
+} from './support/test-service.js'
 
 const KEY = 'a-key-long-enough-for-production-0123456789'
 
@@ -64,10 +69,10 @@ const countingProxy = async (target: URL) => {
 }
 
 describe('the service against strangers (in-process)', () => {
-  const started: Array<InProcessService> = []
+  const started: Array<TestService> = []
   const closers: Array<() => Promise<void>> = []
-  const start = async (options: InProcessOptions = {}) => {
-    const svc = await startInProcess(options)
+  const start = async (options: TestServiceOptions = {}) => {
+    const svc = await startTestService(options)
     started.push(svc)
     return svc
   }
@@ -79,6 +84,11 @@ describe('the service against strangers (in-process)', () => {
   it('asks PostgreSQL at most once a second for /readyz, however many probes come at once', async () => {
     const database: FreshDatabase = await openFreshDatabase(inject('postgres'))
     closers.push(() => database.close())
+    // An expired idempotency record: the line of the cleanup that removes it says its queries are done.
+    const expired = `WITH pet AS (INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available') RETURNING id)
+      INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, pet_id, created_at)
+      SELECT 'env-1', 'expired', 'f', id, now() - interval '30 hours' FROM pet`
+    await database.pool.query(expired)
     const proxy = await countingProxy(new URL(database.url))
     closers.push(proxy.close)
     const svc = await start({
@@ -89,25 +99,39 @@ describe('the service against strangers (in-process)', () => {
         IDEMPOTENCY_CLEANUP_MS: '86400000',
       },
     })
-    // Whatever starting up asked is done: the key index is loaded, the first cleanup has run.
-    await delay(500)
-    const before = proxy.queries()
-    const startedAt = performance.now()
-    // 600 probes in about 1.5 s, 60 at a time.
-    for (let round = 0; round < 10; round++) {
-      const answers = await Promise.all(Array.from({ length: 60 }, () => svc.get('/readyz')))
-      expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 60 }, () => 200))
-      await delay(150)
+    // Whatever starting up asked is done: the key index is loaded (before listening), the first
+    // cleanup has run.
+    await pollUntil('the first cleanup has run', () =>
+      svc.logs().some((l) => l['msg'] === 'expired idempotency records removed'),
+    )
+    // The clock of /readyz's sharedCheck (performance.now) is the test's from here on.
+    vi.useFakeTimers({ toFake: ['performance'] })
+    try {
+      const before = proxy.queries()
+      const startedAt = performance.now()
+      // 600 probes in 1.5 s, 60 at a time.
+      for (let round = 0; round < 10; round++) {
+        const answers = await Promise.all(Array.from({ length: 60 }, () => svc.get('/readyz')))
+        expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 60 }, () => 200))
+        vi.advanceTimersByTime(150)
+      }
+      const seconds = (performance.now() - startedAt) / 1000
+      // One check per started second, and one more for the edges.
+      expect(proxy.queries() - before).toBeLessThanOrEqual(Math.ceil(seconds) + 1)
+    } finally {
+      vi.useRealTimers()
     }
-    const seconds = (performance.now() - startedAt) / 1000
-    // One check per started second, and one more for the edges.
-    expect(proxy.queries() - before).toBeLessThanOrEqual(Math.ceil(seconds) + 1)
   })
 
   it('counts a client that went away apart, logs it at info as aborted, and never as a 500', async () => {
-    // Holds every request 300 ms before the service sees it: time for the client to leave.
-    const hold: Middleware = async (_ctx, next) => {
-      await delay(300)
+    // Holds the request until its client has left (node has closed its answer), then serves it.
+    let arrived = () => {}
+    const held = new Promise<void>((resolve) => (arrived = resolve))
+    const hold: Middleware = async (ctx, next) => {
+      if (ctx.get('X-Request-Id') === 'gone-1') {
+        arrived()
+        if (!ctx.res.destroyed) await new Promise((resolve) => ctx.res.once('close', resolve))
+      }
       await next()
     }
     const svc = await start({ adjust: (s) => void s.app.middleware.unshift(hold) })
@@ -115,10 +139,10 @@ describe('the service against strangers (in-process)', () => {
     const socket = connect(Number(new URL(svc.url).port), '127.0.0.1')
     socket.on('error', () => {})
     socket.write(
-      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer in-process-key-one\r\nX-Request-Id: gone-1\r\n` +
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEYS[0]}\r\nX-Request-Id: gone-1\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     )
-    await delay(50)
+    await held
     socket.destroy()
     await expect.poll(() => svc.logs().filter((l) => l['requestId'] === 'gone-1').length).toBe(1)
     const [line] = svc.logs().filter((l) => l['requestId'] === 'gone-1')

@@ -1,6 +1,6 @@
 import { storeUnavailable } from '@pets/domain'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { startIdempotencyCleanup, type IdempotencyCleanup } from '../src/idempotency-cleanup.js'
 
 const recordingLogger = () => {
@@ -8,12 +8,16 @@ const recordingLogger = () => {
   const line = (first: unknown, second?: string) => void lines.push(second ?? String(first))
   return { lines, info: line, warn: line, error: line }
 }
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+// On vitest's fake clock: each test moves time itself.
 describe('the cleanup of expired idempotency records', () => {
   const started: Array<IdempotencyCleanup> = []
+  beforeEach(() => {
+    vi.useFakeTimers()
+  })
   afterEach(async () => {
     await Promise.all(started.splice(0).map((c) => c.close()))
+    vi.useRealTimers()
   })
 
   it('removes at start and then at every interval, logging what it removed', async () => {
@@ -22,10 +26,11 @@ describe('the cleanup of expired idempotency records', () => {
     started.push(
       startIdempotencyCleanup({ forgetExpired: () => TE.right(++calls === 1 ? 3 : 0), everyMs: 50, logger }),
     )
-    await pause(10)
+    await vi.advanceTimersByTimeAsync(10)
     expect(calls).toBe(1)
     expect(logger.lines).toEqual(['expired idempotency records removed'])
-    while (calls < 3) await pause(10)
+    await vi.advanceTimersByTimeAsync(100)
+    expect(calls).toBe(3)
     expect(logger.lines).toHaveLength(1)
   })
 
@@ -39,8 +44,8 @@ describe('the cleanup of expired idempotency records', () => {
         logger,
       }),
     )
-    while (calls < 2) await pause(10)
-    await pause(5)
+    await vi.advanceTimersByTimeAsync(35)
+    expect(calls).toBe(2)
     expect(logger.lines[0]).toMatch(/not removed: the store is unavailable/)
     expect(logger.lines[1]).toBe('expired idempotency records removed')
   })
@@ -68,17 +73,20 @@ describe('the cleanup of expired idempotency records', () => {
     const cleanup = startIdempotencyCleanup({
       forgetExpired: () => async () => {
         calls++
-        await pause(50)
+        // 50 ms of the fake clock.
+        await new Promise((resolve) => setTimeout(resolve, 50))
         finished = true
         return { _tag: 'Right', right: 0 } as const
       },
       everyMs: 20,
       logger: recordingLogger(),
     })
-    await cleanup.close()
+    const closed = cleanup.close()
+    await vi.advanceTimersByTimeAsync(50)
+    await closed
     expect(finished).toBe(true)
     const after = calls
-    await pause(80)
+    await vi.advanceTimersByTimeAsync(80)
     expect(calls).toBe(after)
   })
 })

@@ -1,6 +1,6 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
 import { afterEach, describe, expect, inject, it } from 'vitest'
-import { spawnService, type SpawnedService } from './support/spawn-service.js'
+import { startTestService, type ChildService } from './support/test-service.js'
 
 const post = (url: string, body: string, key: string) =>
   fetch(`${url}/v1/pets`, {
@@ -12,7 +12,7 @@ const post = (url: string, body: string, key: string) =>
 // CONTRACT: a key is performed at most once across every process on one database.
 describe('Idempotency-Key across two service processes on one PostgreSQL database', () => {
   const opened: Array<FreshDatabase> = []
-  const started: Array<SpawnedService> = []
+  const started: Array<ChildService> = []
   afterEach(async () => {
     await Promise.all(started.splice(0).map((svc) => svc.stop()))
     for (const database of opened.splice(0)) await database.close()
@@ -23,8 +23,8 @@ describe('Idempotency-Key across two service processes on one PostgreSQL databas
     const env = { DATABASE_URL: database.url, API_KEYS: 'k1', MIGRATE_ON_START: 'false' }
     // A loaded machine may take a while to start two processes.
     const services = await Promise.all([
-      spawnService(env, { timeoutMs: 30_000 }),
-      spawnService(env, { timeoutMs: 30_000 }),
+      startTestService({ mode: 'child', env, timeoutMs: 30_000 }),
+      startTestService({ mode: 'child', env, timeoutMs: 30_000 }),
     ])
     started.push(...services)
     return { database, a: services[0], b: services[1] }

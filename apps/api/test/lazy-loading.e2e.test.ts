@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { spawnService } from './support/spawn-service.js'
+import { startTestService } from './support/test-service.js'
 
 // Preloaded into the service with NODE_OPTIONS: every file its module loader loads is appended to
 // LOADED_LOG, and at exit every CommonJS file in require.cache (pino-pretty and swagger-ui-dist
@@ -36,11 +36,14 @@ const KEY = 'lazy-loading-e2e-key'
 const loadedBy = async (env: Record<string, string>, requests: ReadonlyArray<string>) => {
   const log = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`)
   writeFileSync(log, '')
-  const svc = await spawnService({
-    API_KEYS: KEY,
-    NODE_OPTIONS: `--import=${hooks}`,
-    LOADED_LOG: log,
-    ...env,
+  const svc = await startTestService({
+    mode: 'child',
+    env: {
+      API_KEYS: KEY,
+      NODE_OPTIONS: `--import=${hooks}`,
+      LOADED_LOG: log,
+      ...env,
+    },
   })
   for (const path of requests)
     expect((await fetch(`${svc.url}${path}`, { headers: { Authorization: `Bearer ${KEY}` } })).status).toBe(

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createLogger, flushLogs, LOG_BUFFER_BYTES } from '../src/logger.js'
 
 const capture = () => {
@@ -89,6 +89,8 @@ describe('the service logger', () => {
   it('flushLogs writes every line still in the buffer, in order', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'logger-test-'))
     const file = join(dir, 'log')
+    // On the fake clock, until the first line has had 50 ms to go out by any timer.
+    vi.useFakeTimers()
     // The service's kind of destination, on a file: asynchronous, buffered.
     const destination = pino.destination({
       fd: openSync(file, 'w'),
@@ -102,8 +104,11 @@ describe('the service logger', () => {
           .split('\n')
           .filter((line) => line !== '')
       logger.info({ i: 0 }, 'line')
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      vi.advanceTimersByTime(50)
+      // No write has even started (sonic-boom's `_writing`, which flushLogs reads too).
+      expect((destination as unknown as { _writing: boolean })._writing).toBe(false)
       expect(read(), 'one line waits in the buffer').toEqual([])
+      vi.useRealTimers()
       // Past LOG_BUFFER_BYTES: asynchronous writes start, and the last lines wait in the buffer.
       // (A write held by a full pipe is waited for: logging.e2e.test.ts stalls the reader.)
       for (let i = 1; i < 200; i++) logger.info({ i, padding: 'x'.repeat(60) }, 'line')
@@ -112,6 +117,7 @@ describe('the service logger', () => {
         Array.from({ length: 200 }, (_, i) => i),
       )
     } finally {
+      vi.useRealTimers()
       destination.destroy()
       rmSync(dir, { recursive: true, force: true })
     }

@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { LOG_FLUSH_INTERVAL_MS } from '../src/logger.js'
 import { startLoad, type Sent } from './support/load.js'
-import { MAIN, spawnService, type SpawnedService } from './support/spawn-service.js'
+import { MAIN, startTestService, type ChildService } from './support/test-service.js'
 
 const KEY = 'logging-e2e-key-5b81d2'
 const LOGGER = new URL('../dist/logger.js', import.meta.url).href
@@ -35,7 +35,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 type Line = { msg: string; level: number; requestId?: string; outcome?: string; err?: { message: string } }
 /** Every line of the service's stdout and stderr, parsed: a line that is not JSON fails. */
-const linesOf = (svc: SpawnedService): Array<Line> =>
+const linesOf = (svc: ChildService): Array<Line> =>
   svc
     .output()
     .split('\n')
@@ -48,7 +48,7 @@ const listPets = (url: string) => (requestId: string) =>
   })
 
 /** Every request that got an answer has exactly one request line, and no line was lost. */
-const expectEveryAnswerLogged = (svc: SpawnedService, sent: ReadonlyArray<Sent>) => {
+const expectEveryAnswerLogged = (svc: ChildService, sent: ReadonlyArray<Sent>) => {
   const logged = new Map<string, number>()
   for (const line of linesOf(svc))
     if (line.msg === 'request') logged.set(line.requestId!, (logged.get(line.requestId!) ?? 0) + 1)
@@ -62,10 +62,11 @@ const expectEveryAnswerLogged = (svc: SpawnedService, sent: ReadonlyArray<Sent>)
 const LOAD_MS = 60_000
 const UNDER_LOAD = { timeout: LOAD_MS + 30_000 }
 
+// Real time against a real process: a quiet service's lines go out on its flush timer alone.
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Resolves once the service's stdout and stderr are read to their end: 'exit' may come first. */
-const allRead = async (svc: SpawnedService) => {
+const allRead = async (svc: ChildService) => {
   await svc.exited
   await Promise.all(
     [svc.child.stdout!, svc.child.stderr!].map((s) => (s.closed ? undefined : once(s, 'close'))),
@@ -73,16 +74,19 @@ const allRead = async (svc: SpawnedService) => {
 }
 
 describe('the log of the built service (buffered, asynchronous)', () => {
-  const running: Array<SpawnedService> = []
+  const running: Array<ChildService> = []
   afterEach(async () => {
     for (const svc of running.splice(0)) await svc.stop('SIGKILL')
   })
   const start = async (env: Record<string, string> = {}) => {
-    const svc = await spawnService({
-      STORAGE: 'memory',
-      API_KEYS: KEY,
-      NODE_OPTIONS: `--require ${PRELOAD}`,
-      ...env,
+    const svc = await startTestService({
+      mode: 'child',
+      env: {
+        STORAGE: 'memory',
+        API_KEYS: KEY,
+        NODE_OPTIONS: `--require ${PRELOAD}`,
+        ...env,
+      },
     })
     running.push(svc)
     return svc
@@ -125,11 +129,12 @@ describe('the log of the built service (buffered, asynchronous)', () => {
         .poll(() => load.sent.filter((s) => s.status === 200).length, { timeout: LOAD_MS, interval: 20 })
         .toBeGreaterThan(1_500)
       svc.child.kill('SIGTERM')
-      // The service stops while a write is held: it must wait for that write, not drop it.
-      await pause(500)
+      // The service stops while a write is held: it must wait for that write, not drop it. It
+      // has stopped serving once every loop of the load is refused, and is still there.
+      const sent = await load.done()
+      expect(svc.child.exitCode).toBeNull()
       svc.child.stdout!.resume()
       expect(await svc.exited).toBe(0)
-      const sent = await load.done()
       await allRead(svc)
 
       expect(expectEveryAnswerLogged(svc, sent)).toBeGreaterThan(1_500)

@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 // Every answer is checked against the OpenAPI document the process serves.
 import { checkedFetch as fetch } from './support/checked-fetch.js'
-import { MAIN, spawnService } from './support/spawn-service.js'
+import { MAIN, startTestService } from './support/test-service.js'
 
 // The built service as a real process, over real HTTP: what `pnpm start` runs.
 describe('the built service (node apps/api/dist/main.js)', () => {
   it('serves the contract with every key of API_KEYS, and exits 0 on SIGTERM', async () => {
-    const svc = await spawnService({ API_KEYS: 'k1,k2' })
+    const svc = await startTestService({ mode: 'child', env: { API_KEYS: 'k1,k2' } })
     const auth = (key: string) => ({ Authorization: `Bearer ${key}` })
     expect((await fetch(`${svc.url}/healthz`)).status).toBe(200)
     expect((await fetch(`${svc.url}/v1/pets`)).status).toBe(401)
@@ -33,7 +33,7 @@ describe('the built service (node apps/api/dist/main.js)', () => {
   })
 
   it('generates one key in development when API_KEYS is unset, prints it once, and accepts it', async () => {
-    const svc = await spawnService({})
+    const svc = await startTestService({ mode: 'child', env: {} })
     const printed = /accepts the generated key\n\s+(\S+)/.exec(svc.output())?.[1]
     expect(printed).toMatch(/^[A-Za-z0-9_-]{43}$/)
     const response = await fetch(`${svc.url}/v1/pets`, { headers: { Authorization: `Bearer ${printed}` } })
@@ -43,7 +43,10 @@ describe('the built service (node apps/api/dist/main.js)', () => {
   })
 
   it('answers 410 for getPet when CLOCK_NOW is past the sunset', async () => {
-    const svc = await spawnService({ API_KEYS: 'k1', CLOCK_NOW: '2030-12-05T00:00:00Z' })
+    const svc = await startTestService({
+      mode: 'child',
+      env: { API_KEYS: 'k1', CLOCK_NOW: '2030-12-05T00:00:00Z' },
+    })
     const response = await fetch(`${svc.url}/v1/pets/1`, { headers: { Authorization: 'Bearer k1' } })
     expect(response.status).toBe(410)
     expect(await response.json()).toMatchObject({ code: 'gone', status: 410 })

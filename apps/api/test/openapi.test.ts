@@ -4,8 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAIN } from './support/spawn-service.js'
-import { startTestService, type TestService } from './support/test-service.js'
+import { MAIN, startTestService, type TestService } from './support/test-service.js'
 
 const STAGING = {
   APP_ENV: 'staging',

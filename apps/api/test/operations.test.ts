@@ -1,14 +1,19 @@
 import { createPostgresApiKeyUsageLog } from '@pets/adapters-postgres'
 import { run } from '@pets/domain/testing'
 import { afterEach, describe, expect, it } from 'vitest'
-import { KEYS, startInProcess, type InProcessOptions, type InProcessService } from './support/in-process.js'
+import {
+  startTestService,
+  TEST_KEYS,
+  type TestService,
+  type TestServiceOptions,
+} from './support/test-service.js'
 
 const byOperation = (a: Array<unknown>, b: Array<unknown>) => String(a[1]).localeCompare(String(b[1]))
 
-const post = (svc: InProcessService, body: unknown) =>
+const post = (svc: TestService, body: unknown) =>
   fetch(`${svc.url}/v1/pets`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${KEYS[0]}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${TEST_KEYS[0]}`, 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   })
 
@@ -25,9 +30,9 @@ const sample = (text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe('the operations endpoints and request logs of the service', () => {
-  const started: Array<InProcessService> = []
-  const start = async (options: InProcessOptions = {}) => {
-    const svc = await startInProcess(options)
+  const started: Array<TestService> = []
+  const start = async (options: TestServiceOptions = {}) => {
+    const svc = await startTestService(options)
     started.push(svc)
     return svc
   }
@@ -68,16 +73,16 @@ describe('the operations endpoints and request logs of the service', () => {
       code: 'unavailable',
       message: expect.stringMatching(/shutting down/),
     })
-    expect((await svc.get('/v1/pets', KEYS[0])).status).toBe(200)
+    expect((await svc.get('/v1/pets', TEST_KEYS[0])).status).toBe(200)
     expect((await svc.get('/healthz')).status).toBe(200)
   })
 
   it('/metrics counts requests by route template and status, times them, and says who calls getPet', async () => {
     const svc = await start()
     await post(svc, { name: 'Rex', categoryId: 1 })
-    await svc.get('/v1/pets/1', KEYS[0])
-    await svc.get('/v1/pets/2', KEYS[0])
-    await svc.get('/v1/pets/1', KEYS[1])
+    await svc.get('/v1/pets/1', TEST_KEYS[0])
+    await svc.get('/v1/pets/2', TEST_KEYS[0])
+    await svc.get('/v1/pets/1', TEST_KEYS[1])
     await svc.get('/v1/pets')
     const res = await svc.get('/metrics')
     expect(res.status).toBe(200)
@@ -99,12 +104,12 @@ describe('the operations endpoints and request logs of the service', () => {
     expect(text).toContain('process_cpu_user_seconds_total')
     expect(text).toContain('nodejs_heap_size_used_bytes')
     expect(text).not.toContain('pg_pool_connections')
-    expect(text).not.toContain(KEYS[0])
+    expect(text).not.toContain(TEST_KEYS[0])
   })
 
   it('/metrics shows the PostgreSQL pool: connections, in use and idle, and waiting queries', async () => {
     const svc = await start({ storage: 'postgres' })
-    await svc.get('/v1/pets', KEYS[0])
+    await svc.get('/v1/pets', TEST_KEYS[0])
     const text = await (await svc.get('/metrics')).text()
     expect(sample(text, 'pg_pool_connections')).toBeGreaterThanOrEqual(1)
     expect(sample(text, 'pg_pool_idle_connections')).toBeGreaterThanOrEqual(0)
@@ -116,10 +121,10 @@ describe('the operations endpoints and request logs of the service', () => {
 
   it('keeps the metrics of two services in one process apart', async () => {
     const [a, b] = await Promise.all([start(), start()])
-    await a!.get('/v1/pets', KEYS[0])
-    await a!.get('/v1/pets', KEYS[0])
-    await b!.get('/v1/pets', KEYS[0])
-    const count = async (svc: InProcessService) =>
+    await a!.get('/v1/pets', TEST_KEYS[0])
+    await a!.get('/v1/pets', TEST_KEYS[0])
+    await b!.get('/v1/pets', TEST_KEYS[0])
+    const count = async (svc: TestService) =>
       sample(await (await svc.get('/metrics')).text(), 'http_requests_total', {
         route: '/v1/pets',
         status: '200',
@@ -131,7 +136,7 @@ describe('the operations endpoints and request logs of the service', () => {
   it('logs one JSON line per request: method, route template, status, duration, request id, key id, never the key', async () => {
     const svc = await start()
     await fetch(`${svc.url}/v1/pets/42`, {
-      headers: { Authorization: `Bearer ${KEYS[1]}`, 'X-Request-Id': 'trace-me' },
+      headers: { Authorization: `Bearer ${TEST_KEYS[1]}`, 'X-Request-Id': 'trace-me' },
     })
     const lines = svc.logs().filter((l) => l['requestId'] === 'trace-me')
     expect(lines).toEqual([
@@ -146,7 +151,7 @@ describe('the operations endpoints and request logs of the service', () => {
         apiKeyId: 'env-2',
       }),
     ])
-    expect(svc.logText()).not.toContain(KEYS[1])
+    expect(svc.logText()).not.toContain(TEST_KEYS[1])
   })
 
   it('answers a defect with 500 internal_error, logged once with its request id, without details', async () => {
@@ -154,7 +159,7 @@ describe('the operations endpoints and request logs of the service', () => {
     // A schema the code does not expect: the query fails with an error that is no outage.
     await svc.database!.pool.query('ALTER TABLE pets RENAME TO pets_elsewhere')
     const res = await fetch(`${svc.url}/v1/pets`, {
-      headers: { Authorization: `Bearer ${KEYS[0]}`, 'X-Request-Id': 'defect-1' },
+      headers: { Authorization: `Bearer ${TEST_KEYS[0]}`, 'X-Request-Id': 'defect-1' },
     })
     expect(res.status).toBe(500)
     const body = await res.text()
@@ -171,8 +176,8 @@ describe('the operations endpoints and request logs of the service', () => {
   it('counts the calls of each key per operation in PostgreSQL, in batches', async () => {
     const svc = await start({ storage: 'postgres', env: { USAGE_FLUSH_MS: '100' } })
     await post(svc, { name: 'Rex', categoryId: 1 })
-    await svc.get('/v1/pets/1', KEYS[1])
-    await svc.get('/v1/pets/1', KEYS[1])
+    await svc.get('/v1/pets/1', TEST_KEYS[1])
+    await svc.get('/v1/pets/1', TEST_KEYS[1])
     await svc.get('/v1/pets')
     const log = createPostgresApiKeyUsageLog(svc.database!.db)
     await expect

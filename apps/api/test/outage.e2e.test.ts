@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { startLoad, type Sent } from './support/load.js'
+import { pollUntil } from './support/poll.js'
 import { databaseBehindProxy } from './support/postgres-via-proxy.js'
-import { spawnService } from './support/spawn-service.js'
+import { startTestService } from './support/test-service.js'
 
 const KEY = 'outage-e2e-key-41d2be'
 const AUTH = { Authorization: `Bearer ${KEY}` }
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 // CONTRACT: the database is back within 2 s, requests succeed again without a restart.
 const RECOVERY_MS = 2_000
 
@@ -30,12 +30,15 @@ describe('a database outage under load', () => {
   it('answers only 201 or 503 with Retry-After, recovers within 2 s by itself, and loses no created pet', async () => {
     const db = await databaseBehindProxy()
     cleanups.push(db.close)
-    const svc = await spawnService({
-      DATABASE_URL: db.url,
-      API_KEYS: KEY,
-      DATABASE_CONNECT_TIMEOUT_MS: '500',
-      DATABASE_STATEMENT_TIMEOUT_MS: '1000',
-      READY_TIMEOUT_MS: '300',
+    const svc = await startTestService({
+      mode: 'child',
+      env: {
+        DATABASE_URL: db.url,
+        API_KEYS: KEY,
+        DATABASE_CONNECT_TIMEOUT_MS: '500',
+        DATABASE_STATEMENT_TIMEOUT_MS: '1000',
+        READY_TIMEOUT_MS: '300',
+      },
     })
     cleanups.push(async () => void (await svc.stop('SIGKILL')))
     const load = startLoad(8, (requestId) =>
@@ -49,18 +52,28 @@ describe('a database outage under load', () => {
     const probe = async () =>
       readiness.push({ at: Date.now(), status: (await fetch(`${svc.url}/readyz`)).status })
 
-    await pause(300)
-    // The database goes away (connections reset), then hangs (connections unanswered), then is back.
+    await pollUntil(
+      'the load adds pets',
+      () => load.sent.filter((s) => s.status === 201).length >= 16,
+      10_000,
+    )
+    // The database goes away (connections reset), then hangs (connections unanswered), then is back:
+    // each phase lasts until a request sent into it has its answer.
     const from = Date.now()
     db.proxy.cut()
-    await pause(300)
+    await pollUntil('a request sent into the cut ends', () => load.endedSince(from + 100), 10_000)
     await probe()
+    const stalledAt = Date.now()
     db.proxy.stall()
-    await pause(300)
+    await pollUntil('a request sent into the stall ends', () => load.endedSince(stalledAt), 10_000)
     await probe()
     db.proxy.restore()
     const to = Date.now()
-    await pause(RECOVERY_MS + 300)
+    await pollUntil(
+      `a request sent ${RECOVERY_MS} ms after the return ends`,
+      () => load.endedSince(to + RECOVERY_MS),
+      RECOVERY_MS + 10_000,
+    )
     await probe()
     const sent = await load.stop()
 

@@ -6,13 +6,12 @@ import { afterEach, describe, expect, inject, it } from 'vitest'
 import { startLoad, type Sent } from './support/load.js'
 import { usePgBouncer } from './support/pgbouncer.js'
 import { pollUntil } from './support/poll.js'
-import { MAIN, rememberSecret, spawnService, type SpawnedService } from './support/spawn-service.js'
+import { MAIN, rememberSecret, startTestService, type ChildService } from './support/test-service.js'
 import { startTcpProxy } from './support/tcp-proxy.js'
 
 const exec = promisify(execFile)
 const KEY = 'pgbouncer-e2e-key-7b31d0'
 const AUTH = { Authorization: `Bearer ${KEY}` }
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const create = (url: string, i: number, headers: Record<string, string> = {}) =>
   fetch(`${url}/v1/pets`, {
@@ -50,7 +49,7 @@ const walk = async (url: string): Promise<Array<number>> => {
   return ids
 }
 
-const storageLine = (svc: SpawnedService) =>
+const storageLine = (svc: ChildService) =>
   svc
     .output()
     .split('\n')
@@ -72,7 +71,9 @@ describe('several instances through PgBouncer in transaction mode', () => {
   }
   const instances = async (env: Record<string, string>, count = 2) => {
     const started = await Promise.all(
-      Array.from({ length: count }, () => spawnService({ API_KEYS: KEY, ...env }, { timeoutMs: 30_000 })),
+      Array.from({ length: count }, () =>
+        startTestService({ mode: 'child', env: { API_KEYS: KEY, ...env }, timeoutMs: 30_000 }),
+      ),
     )
     for (const svc of started) cleanups.push(() => svc.stop('SIGKILL'))
     return started
@@ -163,9 +164,9 @@ describe('several instances through PgBouncer in transaction mode', () => {
     const database = await freshDatabase()
     const pooled = (await pgbouncer()).through(database.url)
     // Migrations need a session too: through the pooler alone the service refuses to start.
-    await expect(spawnService({ API_KEYS: KEY, DATABASE_URL: pooled })).rejects.toThrow(
-      /Migrations did not run: they hold session advisory locks.*DATABASE_DIRECT_URL/s,
-    )
+    await expect(
+      startTestService({ mode: 'child', env: { API_KEYS: KEY, DATABASE_URL: pooled } }),
+    ).rejects.toThrow(/Migrations did not run: they hold session advisory locks.*DATABASE_DIRECT_URL/s)
     const [svc] = await instances({ DATABASE_URL: pooled, MIGRATE_ON_START: 'false' }, 1)
     await pollUntil('the LISTEN refusal is logged', () => svc!.output().includes('LISTEN refused'), 15_000)
     const refusal = svc!
@@ -223,13 +224,15 @@ describe('several instances through PgBouncer in transaction mode', () => {
     )
     const readiness: Array<number> = []
     const probe = async () => readiness.push((await fetch(`${svc!.url}/readyz`)).status)
-    await pause(300)
+    await pollUntil('the load adds pets', () => load.sent.some((s) => s.status === 201), 10_000)
+    // Each phase lasts until a request sent into it has its answer.
     const from = Date.now()
     proxy.cut()
-    await pause(300)
+    await pollUntil('a request sent into the cut ends', () => load.endedSince(from + 100), 10_000)
     await probe()
+    const stalledAt = Date.now()
     proxy.stall()
-    await pause(300)
+    await pollUntil('a request sent into the stall ends', () => load.endedSince(stalledAt), 10_000)
     await probe()
     proxy.restore()
     const to = Date.now()
@@ -240,7 +243,11 @@ describe('several instances through PgBouncer in transaction mode', () => {
       async () => (await create(svc!.url, 0)).status === 201,
       recoveryMs + 5_000,
     )
-    await pause(recoveryMs)
+    await pollUntil(
+      `a request sent ${recoveryMs} ms after the return ends`,
+      () => load.endedSince(to + recoveryMs),
+      recoveryMs + 10_000,
+    )
     await probe()
     const sent = await load.stop()
 

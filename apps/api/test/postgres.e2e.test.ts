@@ -4,7 +4,7 @@ import { promisify } from 'node:util'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 // Every answer is checked against the OpenAPI document the process serves.
 import { checkedFetch as fetch } from './support/checked-fetch.js'
-import { MAIN, spawnService } from './support/spawn-service.js'
+import { MAIN, startTestService } from './support/test-service.js'
 import { startTcpProxy } from './support/tcp-proxy.js'
 
 const exec = promisify(execFile)
@@ -36,7 +36,10 @@ describe('the built service on PostgreSQL', () => {
 
   it('creates its schema on an empty database, and loses no pet across a restart', async () => {
     const { url: databaseUrl } = await fresh(true)
-    const first = await spawnService({ DATABASE_URL: databaseUrl, API_KEYS: 'k1' })
+    const first = await startTestService({
+      mode: 'child',
+      env: { DATABASE_URL: databaseUrl, API_KEYS: 'k1' },
+    })
     expect(first.output()).toContain('migrations: ran')
     const created = await post(first.url, 'k1', { name: 'Rex', categoryId: 3, status: 'sold' })
     expect(created.status).toBe(201)
@@ -44,7 +47,10 @@ describe('the built service on PostgreSQL', () => {
     expect(first.output()).not.toContain('in memory')
     expect(await first.stop()).toBe(0)
 
-    const second = await spawnService({ DATABASE_URL: databaseUrl, API_KEYS: 'k1' })
+    const second = await startTestService({
+      mode: 'child',
+      env: { DATABASE_URL: databaseUrl, API_KEYS: 'k1' },
+    })
     expect(second.output()).toContain('migrations: up to date')
     expect(await (await list(second.url, 'k1')).json()).toEqual([pet])
     const next = (await (await post(second.url, 'k1', { name: 'Tom', categoryId: 3 })).json()) as {
@@ -60,7 +66,10 @@ describe('the built service on PostgreSQL', () => {
     const key = created.stdout.trim().split('\n').at(-1)!
     expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/)
 
-    const svc = await spawnService({ DATABASE_URL: databaseUrl, API_KEYS: 'env-key' })
+    const svc = await startTestService({
+      mode: 'child',
+      env: { DATABASE_URL: databaseUrl, API_KEYS: 'env-key' },
+    })
     expect((await list(svc.url, key)).status).toBe(200)
     expect((await list(svc.url, 'env-key')).status).toBe(200)
 
@@ -101,7 +110,7 @@ describe('the built service on PostgreSQL', () => {
       stderr: expect.stringContaining('APP_ENV=production needs at least one API key'),
     })
     await cli(databaseUrl, 'keys', 'create', '--name', 'ops')
-    const svc = await spawnService(env)
+    const svc = await startTestService({ mode: 'child', env })
     expect(await svc.stop()).toBe(0)
   })
 
@@ -112,11 +121,14 @@ describe('the built service on PostgreSQL', () => {
     const viaProxy = new URL(database.url)
     viaProxy.hostname = '127.0.0.1'
     viaProxy.port = String(proxy.port)
-    const svc = await spawnService({
-      DATABASE_URL: viaProxy.toString(),
-      API_KEYS: 'k1',
-      DATABASE_CONNECT_TIMEOUT_MS: '500',
-      DATABASE_STATEMENT_TIMEOUT_MS: '1000',
+    const svc = await startTestService({
+      mode: 'child',
+      env: {
+        DATABASE_URL: viaProxy.toString(),
+        API_KEYS: 'k1',
+        DATABASE_CONNECT_TIMEOUT_MS: '500',
+        DATABASE_STATEMENT_TIMEOUT_MS: '1000',
+      },
     })
     try {
       const before = (await (await post(svc.url, 'k1', { name: 'before', categoryId: 1 })).json()) as {

@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { spawnService, type SpawnedService } from './support/spawn-service.js'
+import { startTestService, type ChildService } from './support/test-service.js'
 
+// Real time against a real process: Retry-After promises a token after that many seconds.
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 // The built service as a real process, configured from its environment.
 describe('rate limits of the built service (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST)', () => {
-  const started: Array<SpawnedService> = []
+  const started: Array<ChildService> = []
   afterEach(async () => {
     await Promise.all(started.splice(0).map((svc) => svc.stop()))
   })
@@ -14,10 +15,11 @@ describe('rate limits of the built service (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BU
     'answers a burst over the limit with 429 and the headers of the draft, then serves again',
     { timeout: 60_000 },
     async () => {
-      const svc = await spawnService(
-        { API_KEYS: 'k1,k2', RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '3' },
-        { timeoutMs: 30_000 },
-      )
+      const svc = await startTestService({
+        mode: 'child',
+        env: { API_KEYS: 'k1,k2', RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '3' },
+        timeoutMs: 30_000,
+      })
       started.push(svc)
       const list = (key = 'k1') =>
         fetch(`${svc.url}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } })
@@ -44,7 +46,7 @@ describe('rate limits of the built service (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BU
     'limits nothing when RATE_LIMIT_PER_SECOND is unset, and sends no RateLimit headers',
     { timeout: 60_000 },
     async () => {
-      const svc = await spawnService({ API_KEYS: 'k1' }, { timeoutMs: 30_000 })
+      const svc = await startTestService({ mode: 'child', env: { API_KEYS: 'k1' }, timeoutMs: 30_000 })
       started.push(svc)
       for (let i = 0; i < 30; i++) {
         const answer = await fetch(`${svc.url}/v1/pets`, { headers: { Authorization: 'Bearer k1' } })

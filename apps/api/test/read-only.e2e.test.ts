@@ -2,7 +2,7 @@ import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/t
 import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { pollUntil } from './support/poll.js'
-import { rememberSecret, spawnService, type SpawnedService } from './support/spawn-service.js'
+import { rememberSecret, startTestService, type ChildService } from './support/test-service.js'
 
 const KEY = 'read-only-e2e-key-5be8a2'
 // A key stored in the database, first used while the database refuses writes: its last_used_at
@@ -58,10 +58,11 @@ describe('a database that refuses writes (a failover in progress)', () => {
       rememberSecret(STORED)
       const digest = createHash('sha256').update(STORED).digest('hex')
       await database.pool.query("INSERT INTO api_keys (name, digest) VALUES ('stored', $1)", [digest])
-      const svc: SpawnedService = await spawnService(
-        { DATABASE_URL: database.url, API_KEYS: KEY, MIGRATE_ON_START: 'false' },
-        { timeoutMs: 30_000 },
-      )
+      const svc: ChildService = await startTestService({
+        mode: 'child',
+        env: { DATABASE_URL: database.url, API_KEYS: KEY, MIGRATE_ON_START: 'false' },
+        timeoutMs: 30_000,
+      })
       cleanups.push(async () => void (await svc.stop('SIGKILL')))
       const first = await post(svc.url, REX, 'before-the-failover')
       expect(first.status).toBe(201)

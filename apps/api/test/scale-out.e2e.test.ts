@@ -2,7 +2,8 @@ import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/t
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, inject, it } from 'vitest'
-import { MAIN, rememberSecret, spawnService, type SpawnedService } from './support/spawn-service.js'
+import { pollUntil } from './support/poll.js'
+import { MAIN, rememberSecret, startTestService, type ChildService } from './support/test-service.js'
 
 const exec = promisify(execFile)
 const KEY = 'scale-out-e2e-key-c05e11'
@@ -30,7 +31,7 @@ const listIds = async (url: string): Promise<Array<number>> => {
 // Instances behind a load balancer share nothing but PostgreSQL.
 describe('several instances on one database', () => {
   const databases: Array<FreshDatabase> = []
-  const services: Array<SpawnedService> = []
+  const services: Array<ChildService> = []
   afterEach(async () => {
     await Promise.all(services.splice(0).map((svc) => svc.stop('SIGKILL')))
     await Promise.all(databases.splice(0).map((db) => db.close()))
@@ -39,7 +40,9 @@ describe('several instances on one database', () => {
     const database = await openFreshDatabase(inject('postgres'))
     databases.push(database)
     const both = await Promise.all(
-      [1, 2].map(() => spawnService({ DATABASE_URL: database.url, API_KEYS: KEY, ...env })),
+      [1, 2].map(() =>
+        startTestService({ mode: 'child', env: { DATABASE_URL: database.url, API_KEYS: KEY, ...env } }),
+      ),
     )
     services.push(...both)
     return { database, a: both[0]!, b: both[1]! }
@@ -103,9 +106,7 @@ describe('several instances on one database', () => {
     const list = (url: string) => fetch(`${url}/v1/pets`, { headers: { Authorization: `Bearer ${issued}` } })
     // A key issued by another process is heard of: both accept it (polled: the notification is async).
     for (const url of [a.url, b.url]) {
-      const deadline = Date.now() + 5_000
-      while ((await list(url)).status !== 200 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 20))
+      await pollUntil(`${url} accepts the new key`, async () => (await list(url)).status === 200)
       expect((await list(url)).status).toBe(200)
     }
     // Both processes say they check stored keys in memory.

@@ -1,7 +1,9 @@
+import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startLoad } from './support/load.js'
+import { pollUntil } from './support/poll.js'
 import { databaseBehindProxy } from './support/postgres-via-proxy.js'
-import { spawnService } from './support/spawn-service.js'
+import { startTestService } from './support/test-service.js'
 
 const KEY = 'shutdown-e2e-key-7f3a9c'
 const createPet = (url: string) => (requestId: string) =>
@@ -14,7 +16,16 @@ const createPet = (url: string) => (requestId: string) =>
     },
     body: JSON.stringify({ name: requestId, categoryId: 1 }),
   })
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+// Whether a new connection to `url` is refused: its listener has closed.
+const refused = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1')
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once('error', () => resolve(true))
+  })
 
 // The built service as a real process on PostgreSQL behind a proxy: pausing the proxy holds
 // requests in flight for as long as the test wants, without a sleep in the service's code.
@@ -26,15 +37,18 @@ describe('graceful shutdown of the built service', () => {
   const setUp = async (env: Record<string, string>) => {
     const db = await databaseBehindProxy()
     cleanups.push(db.close)
-    const svc = await spawnService({
-      DATABASE_URL: db.url,
-      API_KEYS: KEY,
-      DATABASE_POOL_SIZE: '32',
-      // A paused proxy holds the requests in flight (and the connections being opened) for over a
-      // second: longer than the default timeouts, after which they would be answered 503.
-      DATABASE_CONNECT_TIMEOUT_MS: '10000',
-      DATABASE_STATEMENT_TIMEOUT_MS: '10000',
-      ...env,
+    const svc = await startTestService({
+      mode: 'child',
+      env: {
+        DATABASE_URL: db.url,
+        API_KEYS: KEY,
+        DATABASE_POOL_SIZE: '32',
+        // A paused proxy holds the requests in flight (and the connections being opened) for over a
+        // second: longer than the default timeouts, after which they would be answered 503.
+        DATABASE_CONNECT_TIMEOUT_MS: '10000',
+        DATABASE_STATEMENT_TIMEOUT_MS: '10000',
+        ...env,
+      },
     })
     cleanups.push(async () => void (await svc.stop('SIGKILL')))
     return { ...db, svc }
@@ -55,14 +69,14 @@ describe('graceful shutdown of the built service', () => {
     proxy.pause()
     // Every loop now waits for its insert: 32 requests in the service, none answered.
     await expect.poll(() => load.inFlight().length, { timeout: 10_000 }).toBe(32)
-    await pause(100)
+    await pollUntil('the 32 wait for the database', () => proxy.waiting() >= 32, 10_000)
     const inFlightAtSignal = load.inFlight().map((s) => s.id)
     const signalledAt = Date.now()
     svc.child.kill('SIGTERM')
     expect((await fetch(`${svc.url}/readyz`)).status).toBe(503)
 
     // The listener closes after the delay, while the 32 are still held; then the database answers.
-    await pause(delayMs + 300)
+    await pollUntil('the listener is closed', () => refused(svc.url), 10_000)
     proxy.restore()
     expect(await svc.exited).toBe(0)
     expect(Date.now() - signalledAt).toBeLessThan(delayMs + graceMs)
@@ -99,8 +113,9 @@ describe('graceful shutdown of the built service', () => {
   it('exits 1 when the grace runs out before the requests in flight finish', async () => {
     const { svc, proxy } = await setUp({ SHUTDOWN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '300' })
     proxy.pause()
+    const before = proxy.waiting()
     const held = createPet(svc.url)('held-request').catch((error: unknown) => error)
-    await pause(200)
+    await pollUntil('the request waits for the database', () => proxy.waiting() > before)
     svc.child.kill('SIGTERM')
     expect(await svc.exited).toBe(1)
     expect(await held).toBeInstanceOf(Error)
@@ -111,8 +126,9 @@ describe('graceful shutdown of the built service', () => {
   it('exits at once on a second signal', async () => {
     const { svc, proxy } = await setUp({ SHUTDOWN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '30000' })
     proxy.pause()
+    const before = proxy.waiting()
     const held = createPet(svc.url)('held-request').catch((error: unknown) => error)
-    await pause(200)
+    await pollUntil('the request waits for the database', () => proxy.waiting() > before)
     svc.child.kill('SIGTERM')
     await expect.poll(() => svc.output(), { timeout: 10_000 }).toContain('"msg":"shutting down"')
     const second = Date.now()

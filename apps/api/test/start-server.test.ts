@@ -3,7 +3,7 @@ import { request, type Agent, type IncomingMessage } from 'node:http'
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AnimalStoreService } from '../src/create-service.js'
-import { startInProcess, type InProcessService } from './support/in-process.js'
+import { startTestService, type TestService } from './support/test-service.js'
 
 // GET /slow answers only when the test opens the gate: a request kept in flight at will.
 const slowRoute = () => {
@@ -36,9 +36,9 @@ const get = (url: string, path: string, agent?: Agent): Promise<Answer> =>
   })
 
 describe('stopping the server', () => {
-  const started: Array<InProcessService> = []
+  const started: Array<TestService> = []
   const start = async (env: Record<string, string>, adjust?: (s: AnimalStoreService) => void) => {
-    const svc = await startInProcess({ env, ...(adjust === undefined ? {} : { adjust }) })
+    const svc = await startTestService({ env, ...(adjust === undefined ? {} : { adjust }) })
     started.push(svc)
     return svc
   }

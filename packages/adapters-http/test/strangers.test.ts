@@ -1,6 +1,7 @@
 import type { Authenticator } from '@pets/domain'
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import type { ServerResponse } from 'node:http'
 import { connect } from 'node:net'
-import { setTimeout as delay } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { UNKNOWN_NAMED } from '@pets/domain'
 import { createTokenBucketRateLimiter, DOCS_PATH, type ObservedRequest } from '../src/index.js'
@@ -18,6 +19,7 @@ const raw = (port: number, text: string, { endAfterWrite = false } = {}) =>
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')))
     socket.on('end', () => resolve(answer))
     socket.on('error', reject)
+    // A deadline for a server that keeps the connection open: what came so far is the answer.
     setTimeout(() => {
       socket.destroy()
       resolve(answer)
@@ -84,20 +86,44 @@ describe('what a caller without a key, or a careless one, can make the service d
   })
 })
 
-// Writes a whole request on a new connection, then, after `afterMs`, closes it (`destroy`) or
-// half-closes it (`end`), as a client that gives up waiting does.
-const sendAndLeave = (port: number, text: string, how: 'destroy' | 'end', afterMs: number) =>
+// Writes a whole request on a new connection, then, once `served` says the service has it, closes
+// it (`destroy`) or half-closes it (`end`), as a client that gives up waiting does.
+const sendAndLeave = (port: number, text: string, how: 'destroy' | 'end', served: Promise<void>) =>
   new Promise<void>((resolve) => {
     const socket = connect(port, '127.0.0.1', () => {
       socket.write(text)
-      setTimeout(() => {
+      void served.then(() => {
         if (how === 'destroy') socket.destroy()
         else socket.end()
         resolve()
-      }, afterMs)
+      })
     })
     socket.on('error', () => {})
   })
+
+/**
+ * A request held in the service until its client has gone: `arrived` once the service has it,
+ * `hold()` (awaited where the service would wait for a store) resolves once node has closed its
+ * answer because the client left. For the next request this process serves.
+ */
+const holdUntilClientGone = () => {
+  let arrive = () => {}
+  const arrived = new Promise<void>((resolve) => (arrive = resolve))
+  const gone = new Promise<void>((resolve) => {
+    const onStart = (message: unknown) => {
+      unsubscribe('http.server.request.start', onStart)
+      ;(message as { response: ServerResponse }).response.once('close', () => resolve())
+    }
+    subscribe('http.server.request.start', onStart)
+  })
+  return {
+    arrived,
+    hold: () => {
+      arrive()
+      return gone
+    },
+  }
+}
 
 describe('a client that goes away', () => {
   const post = (body: string) =>
@@ -111,10 +137,11 @@ describe('a client that goes away', () => {
       const seen: Array<ObservedRequest> = []
       const app = memoryApp()
       const { authenticator } = app.options
-      // A store that takes its time, as PostgreSQL under load does.
+      // A store that takes its time, as PostgreSQL under load does: until the client has gone.
+      const request = holdUntilClientGone()
       const slow: Authenticator = {
         authenticate: (key) => async () => {
-          await delay(300)
+          await request.hold()
           return authenticator.authenticate(key)()
         },
       }
@@ -125,7 +152,7 @@ describe('a client that goes away', () => {
         operations: { observe: (request) => void seen.push(request) },
       })
       try {
-        await sendAndLeave(served.port, post('{"name":"Rex","categoryId":1}'), how, 50)
+        await sendAndLeave(served.port, post('{"name":"Rex","categoryId":1}'), how, request.arrived)
         await expect.poll(() => seen.length, { timeout: 5_000 }).toBe(1)
         expect(seen[0]).toMatchObject({ aborted: true, route: '/v1/pets', operation: 'createPet' })
         expect(seen[0]!.status).toBeLessThan(500)
@@ -142,12 +169,13 @@ describe('a client that goes away', () => {
     const logger = recordingLogger()
     const seen: Array<ObservedRequest> = []
     const { options } = memoryApp()
+    const request = holdUntilClientGone()
     const served = await serveApp({
       ...options,
       useCases: {
         ...options.useCases,
         listPets: () => async () => {
-          await delay(300)
+          await request.hold()
           throw new Error('the stream is gone')
         },
       },
@@ -159,7 +187,7 @@ describe('a client that goes away', () => {
         served.port,
         `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n\r\n`,
         'destroy',
-        50,
+        request.arrived,
       )
       await expect.poll(() => seen.length, { timeout: 5_000 }).toBe(1)
       expect(seen[0]!.aborted).toBe(true)

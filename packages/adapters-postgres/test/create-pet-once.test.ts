@@ -14,6 +14,7 @@ import {
 } from '../src/index.js'
 import type { FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
+import { pollUntil } from './support/poll.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const HOUR = 3_600_000
@@ -233,14 +234,11 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
 })
 
 // Until another session waits for an advisory lock: past the key's lock, at the ordering lock.
-const waitForLockWait = async (fresh: FreshDatabase) => {
-  const deadline = Date.now() + 5000
-  const query = CompiledQuery.raw(
-    `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
-       AND wait_event = 'advisory' AND pid <> pg_backend_pid()`,
-  )
-  while ((await fresh.db.executeQuery(query)).rows.length === 0) {
-    if (Date.now() > deadline) throw new Error('no session waited for an advisory lock within 5 s')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
+const waitForLockWait = (fresh: FreshDatabase) =>
+  pollUntil('another session waits for an advisory lock', async () => {
+    const query = CompiledQuery.raw(
+      `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+         AND wait_event = 'advisory' AND pid <> pg_backend_pid()`,
+    )
+    return (await fresh.db.executeQuery(query)).rows.length > 0
+  })

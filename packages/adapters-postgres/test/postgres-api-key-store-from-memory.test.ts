@@ -14,8 +14,8 @@ import {
 } from '../src/index.js'
 import { openFreshDatabase, type FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
+import { pollUntil } from './support/poll.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
-import { waitFor } from './support/wait-for.js'
 
 describeApiKeyStoreContract('postgres, from memory', async () => {
   const fresh = await openFreshDatabase(inject('postgres'))
@@ -120,26 +120,26 @@ describe('postgres API-key store, from memory', () => {
     const other = elsewhere(fresh)
     await store.start()
     const issued = await run(other.issue(name('elsewhere')))
-    await waitFor('the key issued elsewhere is served from memory', async () => {
+    await pollUntil('the key issued elsewhere is served from memory', async () => {
       queries.count = 0
       return (await isSome(store, issued.key)) && queries.count === 0
     })
     await run(other.revoke(issued.record.id))
-    await waitFor('the key revoked elsewhere is refused', async () => !(await isSome(store, issued.key)))
-    await waitFor('memory serves again', () => store.servingFromMemory())
+    await pollUntil('the key revoked elsewhere is refused', async () => !(await isSome(store, issued.key)))
+    await pollUntil('memory serves again', () => store.servingFromMemory())
     queries.count = 0
     expect(await isSome(store, issued.key)).toBe(false)
     expect(queries.count).toBe(0)
     // Changes made in SQL directly notify as well: a DELETE, and a TRUNCATE.
     const [deleted, truncated] = [await run(other.issue(name('d'))), await run(other.issue(name('t')))]
-    await waitFor(
+    await pollUntil(
       'both keys are accepted',
       async () => (await isSome(store, deleted.key)) && (await isSome(store, truncated.key)),
     )
     await sql`DELETE FROM api_keys WHERE id = ${deleted.record.id}`.execute(fresh.db)
-    await waitFor('the deleted key is refused', async () => !(await isSome(store, deleted.key)))
+    await pollUntil('the deleted key is refused', async () => !(await isSome(store, deleted.key)))
     await sql`TRUNCATE api_keys`.execute(fresh.db)
-    await waitFor('the truncated key is refused', async () => !(await isSome(store, truncated.key)))
+    await pollUntil('the truncated key is refused', async () => !(await isSome(store, truncated.key)))
   })
 
   it('falls back to the database while the LISTEN connection is down, and returns to memory after it reconnects', async () => {
@@ -152,7 +152,7 @@ describe('postgres API-key store, from memory', () => {
     expect(store.servingFromMemory()).toBe(true)
     const [pid] = await listenerPids(fresh, applicationName)
     await sql`SELECT pg_terminate_backend(${pid}::int)`.execute(fresh.db)
-    await waitFor('the store notices the lost connection', () => !store.servingFromMemory())
+    await pollUntil('the store notices the lost connection', () => !store.servingFromMemory())
     expect(errors.map((e) => e.message).join('\n')).toMatch(/terminating connection|ended/)
     // Revoked while nobody listens: the database, asked on every call, refuses it at once.
     await run(other.revoke(revoked.record.id))
@@ -161,7 +161,7 @@ describe('postgres API-key store, from memory', () => {
     expect(await isSome(store, revoked.key)).toBe(false)
     expect(await isSome(store, kept.key)).toBe(true)
     expect(queries.count).toBe(2)
-    await waitFor('memory serves again', () => store.servingFromMemory(), 10_000)
+    await pollUntil('memory serves again', () => store.servingFromMemory(), 10_000)
     const pids = await listenerPids(fresh, applicationName)
     expect(pids).toHaveLength(1)
     expect(pids).not.toContain(pid)
@@ -184,7 +184,7 @@ describe('postgres API-key store, from memory', () => {
     const { key, record } = await run(inMemory.store.issue(name('a')))
     for (const { store, errors } of [inMemory, fromDatabase]) {
       expect(await run(store.authenticate(key))).toEqual(O.some({ keyId: record.id, name: 'a' }))
-      await waitFor('the failed write is reported', () => errors.length > 0)
+      await pollUntil('the failed write is reported', () => errors.length > 0)
       expect(errors[0]?.message).toMatch(/last used/)
       expect(errors[0]?.cause).toMatchObject({ message: 'no writes today' })
       expect(await isSome(store, key)).toBe(true)
@@ -228,28 +228,29 @@ describe('postgres API-key store, from memory', () => {
     await sql`CREATE TRIGGER api_keys_notify_change
       AFTER INSERT OR DELETE OR UPDATE OF revoked_at, digest, name ON api_keys
       FOR EACH ROW EXECUTE FUNCTION api_keys_notify_change()`.execute(fresh.db)
-    await waitFor('memory serves once the trigger is there', () => store.servingFromMemory())
+    await pollUntil('memory serves once the trigger is there', () => store.servingFromMemory())
   })
 
   it('answers from the database while the LISTEN connection cannot be made', async () => {
     const fresh = await open()
-    const { store, errors } = aStore(fresh, {
-      listen: {
-        connectionString: 'postgres://postgres@127.0.0.1:1/postgres',
-        reconnectMinMs: 50,
-        reconnectMaxMs: 50,
-      },
-    })
+    const unreachable = {
+      connectionString: 'postgres://postgres@127.0.0.1:1/postgres',
+      reconnectMinMs: 50,
+      reconnectMaxMs: 50,
+    }
+    const { store, errors } = aStore(fresh, { listen: unreachable })
     const { key } = await run(store.issue(name('a')))
     await store.start()
     expect(store.servingFromMemory()).toBe(false)
     expect(await isSome(store, key)).toBe(true)
-    await waitFor('it tries again', () => errors.length >= 2)
+    await pollUntil('it tries again', () => errors.length >= 2)
     expect(errors[0]).toMatchObject({ code: 'ECONNREFUSED' })
-    // Closed, it stops trying: over a time in which it would have tried several times more.
+    // Closed, it stops trying: over the time in which a twin, left open, tries five times more.
     await store.close()
     const tries = errors.length
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    const twin = aStore(fresh, { listen: unreachable })
+    await twin.store.start()
+    await pollUntil('the open twin tries again and again', () => twin.errors.length >= 6)
     expect(errors.length).toBe(tries)
   })
 
@@ -261,7 +262,7 @@ describe('postgres API-key store, from memory', () => {
     expect(await isSome(store, key)).toBe(true)
     await store.close()
     expect(store.servingFromMemory()).toBe(false)
-    await waitFor(
+    await pollUntil(
       'the LISTEN connection is gone',
       async () => (await listenerPids(fresh, applicationName)).length === 0,
     )

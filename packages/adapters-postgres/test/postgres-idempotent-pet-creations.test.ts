@@ -9,8 +9,8 @@ import {
 } from '../src/index.js'
 import { openFreshDatabase, type FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
+import { pollUntil } from './support/poll.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
-import { waitFor } from './support/wait-for.js'
 
 const postgres = inject('postgres')
 
@@ -44,7 +44,7 @@ describe('postgres idempotent pet creations', () => {
     const first = creations
       .addOnce(aCreation())()
       .finally(() => (firstDone = true))
-    await waitFor(
+    await pollUntil(
       'the first is inside its transaction',
       async () =>
         (

@@ -14,8 +14,8 @@ import {
 } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
+import { pollUntil } from './support/poll.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
-import { waitFor } from './support/wait-for.js'
 
 const postgres = inject('postgres')
 
@@ -50,7 +50,7 @@ describe('postgres pet repository', () => {
       secondDone = true
       return { pet, seen: await run(repo.list(everything)) }
     })
-    await waitFor('the second insert waits for the ordering lock', async () => {
+    await pollUntil('the second insert waits for the ordering lock', async () => {
       const waiting = await sql`SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
         AND wait_event_type = 'Lock' AND wait_event = 'advisory'`.execute(db)
       return waiting.rows.length > 0
@@ -187,7 +187,7 @@ describe('postgres pet repository', () => {
           .execute(db)
       ).rows.length
     const sleeping = tryStore(() => sql`SELECT pg_sleep(10)`.execute(db))()
-    await waitFor(
+    await pollUntil(
       'the sleeping backend is terminated',
       async () => (await terminate("query LIKE 'SELECT pg_sleep%' AND pid <> pg_backend_pid()")) > 0,
     )
@@ -196,10 +196,10 @@ describe('postgres pet repository', () => {
     // query that picks it up before that gets StoreUnavailable too, never a crash.
     const answered = await repo.list(everything)()
     expect([E.right([pet]), E.left(unavailable)]).toContainEqual(answered)
-    await waitFor('the next listing is served', async () => E.isRight(await repo.list(everything)()))
+    await pollUntil('the next listing is served', async () => E.isRight(await repo.list(everything)()))
     // Every backend of the database, the asking one included: the pool must open new ones.
     await tryStore(() => terminate('true'))()
-    await waitFor('the pool lets go of its terminated connections', () => pool.totalCount === 0)
+    await pollUntil('the pool lets go of its terminated connections', () => pool.totalCount === 0)
     expect(await run(repo.findById(pet.id))).toEqual(O.some(pet))
   })
 })

@@ -8,25 +8,15 @@ const load = async (origin: string): Promise<ResponseValidator> => {
   return createResponseValidator(await res.json())
 }
 
-/**
- * From now on, answers of the service at `url` (its origin) are checked against the document it serves at
- * /openapi.json, read now. A service on a port used before gets its own document.
- */
-export const watchService = async (url: string): Promise<void> => {
-  const { origin } = new URL(url)
-  const validator = load(origin)
-  validators.set(origin, validator)
-  await validator
-}
-
-/** Forgets the document of a service that has stopped. */
+/** Forgets the document of a service that has stopped: another may take its port. */
 export const unwatchService = (url: string): void => {
   validators.delete(new URL(url).origin)
 }
 
 /**
  * Throws, failing the test, unless the answer conforms to the OpenAPI document of the service
- * that gave it: an undocumented status, header or field, or a missing required header. Answers
+ * that gave it (read from its /openapi.json at the first answer checked): an undocumented status,
+ * header or field, or a missing required header. Answers
  * on paths the document does not describe pass unchecked. Returns the answer, unread.
  */
 export const expectConforms = async (

@@ -43,6 +43,8 @@ export const startLoad = (concurrency: number, send: (requestId: string) => Prom
     sent,
     /** Requests sent and not yet answered. */
     inFlight: () => sent.filter((s) => s.endedAt === undefined),
+    /** Whether a request sent at `at` (a Date.now() instant) or later has ended: a phase has been tried. */
+    endedSince: (at: number) => sent.some((s) => s.startedAt >= at && s.endedAt !== undefined),
     /** Resolves once every loop has ended by itself (every connection refused). */
     done: () => Promise.all(loops).then(() => sent),
     stop: async () => {

@@ -1,5 +1,5 @@
 import { afterAll, expect } from 'vitest'
-import { spawnedLogs } from './spawn-service.js'
+import { spawnedLogs } from './child-service.js'
 
 // CONTRACT: keys are secrets, never logged. Every test file checks every line of every service
 // process it started, once they are all done.

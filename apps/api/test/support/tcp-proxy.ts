@@ -16,6 +16,8 @@ export const startTcpProxy = async (target: { host: string; port: number }) => {
   const sockets = new Set<Socket>()
   const links = new Set<Link>()
   const held: Array<() => void> = []
+  // The connections that have bytes held by a pause, either way.
+  const holding = new Set<Link>()
   const track = (socket: Socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
@@ -26,8 +28,10 @@ export const startTcpProxy = async (target: { host: string; port: number }) => {
   const forward = (link: Link, from: Socket, to: Socket) =>
     from.on('data', (chunk: Buffer) => {
       if (link.dead) return
-      if (mode === 'pause') held.push(() => link.dead || to.write(chunk))
-      else to.write(chunk)
+      if (mode === 'pause') {
+        holding.add(link)
+        held.push(() => link.dead || to.write(chunk))
+      } else to.write(chunk)
     })
   // Half-open allowed, so that a closing peer on a dead link is not answered either: neither its
   // FIN nor its reset reaches the other side. On a live link both pass, as they would.
@@ -56,24 +60,30 @@ export const startTcpProxy = async (target: { host: string; port: number }) => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   const dropAll = () => sockets.forEach((s) => s.destroy())
+  const release = () => {
+    holding.clear()
+    return held.splice(0)
+  }
   return {
     port,
     /** Resets every connection and every new one: the database is gone. */
     cut: () => {
       mode = 'cut'
-      held.length = 0
+      release()
       dropAll()
     },
     /** Drops the connections and leaves new ones unanswered: the database hangs. */
     stall: () => {
       mode = 'stall'
-      held.length = 0
+      release()
       dropAll()
     },
     /** Keeps every connection, and holds every byte until `restore`: the database is slow. */
     pause: () => {
       mode = 'pause'
     },
+    /** How many connections have bytes held by the pause: each is a query, or its answer, waiting. */
+    waiting: () => holding.size,
     /**
      * Nothing passes any more, either way, on every connection open now or opened before
      * `restore`, and nothing ends them: their sockets stay open at both ends, as behind a host
@@ -82,14 +92,14 @@ export const startTcpProxy = async (target: { host: string; port: number }) => {
      */
     silence: () => {
       mode = 'silent'
-      held.length = 0
+      release()
       for (const link of links) link.dead = true
       links.clear()
     },
     /** Lets traffic through again, first what a pause held; connections a silence killed stay dead. */
     restore: () => {
       mode = 'open'
-      held.splice(0).forEach((send) => send())
+      release().forEach((send) => send())
     },
     close: async () => {
       dropAll()

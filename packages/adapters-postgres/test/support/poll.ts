@@ -1,15 +1,15 @@
 /**
- * Polls `check` every 10 ms until it holds, and fails with `what` when it still does not after
+ * Checks `check` every 10 ms until it holds, and fails naming `what` when it still does not after
  * `timeoutMs`: a deadline, never a fixed sleep.
  */
-export const waitFor = async (
+export const pollUntil = async (
   what: string,
   check: () => boolean | Promise<boolean>,
-  timeoutMs = 5000,
+  timeoutMs = 5_000,
 ): Promise<void> => {
   const deadline = Date.now() + timeoutMs
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Still not true after ${timeoutMs} ms: ${what}`)
+    if (Date.now() > deadline) throw new Error(`still not true after ${timeoutMs} ms: ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }

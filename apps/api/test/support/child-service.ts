@@ -4,15 +4,30 @@ import { fileURLToPath } from 'node:url'
 /** The bundled entry point, as `pnpm start`, the bin and a container run it. */
 export const MAIN = fileURLToPath(new URL('../../dist/bin/animal-store.mjs', import.meta.url))
 
-export type SpawnedService = {
-  readonly child: ChildProcess
+export type ChildServiceOptions = {
+  readonly mode: 'child'
+  /** The whole environment besides PATH, PORT=0 and LOG_FORMAT=json: nothing of the test's own. */
+  readonly env: Readonly<Record<string, string>>
+  /** How long to wait for the "listening" line(s); generous, as starting Node on a busy machine is slow. */
+  readonly timeoutMs?: number
+  /** How many "listening" lines to wait for: one per worker of WEB_CONCURRENCY. */
+  readonly listening?: number
+}
+
+/** The built service as a real process on a free port. */
+export type ChildService = {
   readonly url: string
+  readonly child: ChildProcess
   /** Everything the process wrote so far, stdout and stderr. */
   readonly output: () => string
   /** Resolves with the exit code once the process has exited. */
   readonly exited: Promise<number | null>
   /** Sends a signal and resolves with the exit code. */
   readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
+  /** A plain fetch of `path`, with `key` as bearer credential when given. */
+  readonly get: (path: string, key?: string) => Promise<Response>
+  /** Stops it with SIGTERM and resolves with the exit code. */
+  readonly close: () => Promise<number | null>
 }
 
 /** What the processes of this test file wrote, and the keys they were given, for `spawnedLogs`. */
@@ -28,18 +43,12 @@ export const spawnedLogs = () => ({
   secrets: [...new Set([...spawned.flatMap((s) => s.secrets), ...remembered])],
 })
 
-export type SpawnOptions = {
-  readonly timeoutMs?: number
-  /** How many "listening" lines to wait for: one per worker of WEB_CONCURRENCY. */
-  readonly listening?: number
-}
-
-/** Starts the built service as a real process on a free port and waits for its "listening" line(s). */
-export const spawnService = (
-  env: Record<string, string>,
-  // Generous: on a machine busy with every package's tests, starting Node alone takes seconds.
-  { timeoutMs = 20_000, listening = 1 }: SpawnOptions = {},
-): Promise<SpawnedService> =>
+/** Starts the built service as a real process and waits for its "listening" line(s). */
+export const startChild = ({
+  env,
+  timeoutMs = 20_000,
+  listening = 1,
+}: ChildServiceOptions): Promise<ChildService> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN], {
       env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_FORMAT: 'json', ...env },
@@ -51,6 +60,7 @@ export const spawnService = (
       secrets: (env['API_KEYS'] ?? '').split(',').filter((k) => k !== ''),
     })
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
+    // A deadline, not a sleep: it fails the start that never says "listening".
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`the service did not start within ${timeoutMs} ms:\n${output}`))
@@ -60,6 +70,10 @@ export const spawnService = (
       clearTimeout(timer)
       reject(new Error(`the service exited with ${code} before listening:\n${output}`))
     }
+    const stop = (signal: NodeJS.Signals = 'SIGTERM') => {
+      child.kill(signal)
+      return exited
+    }
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString()
       if (started) return
@@ -68,15 +82,16 @@ export const spawnService = (
       started = true
       clearTimeout(timer)
       child.off('exit', onExit)
+      const url = (JSON.parse(lines[0]!) as { url: string }).url
       resolve({
+        url,
         child,
-        url: (JSON.parse(lines[0]!) as { url: string }).url,
         output: () => output,
         exited,
-        stop: (signal = 'SIGTERM') => {
-          child.kill(signal)
-          return exited
-        },
+        stop,
+        get: (path, key) =>
+          fetch(`${url}${path}`, key === undefined ? {} : { headers: { Authorization: `Bearer ${key}` } }),
+        close: () => stop(),
       })
     })
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
