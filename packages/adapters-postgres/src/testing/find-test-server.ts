@@ -19,9 +19,9 @@ const messageOf = (error: unknown): string =>
     ? error.message || String((error as { code?: unknown }).code ?? error.name)
     : String(error)
 
-/** Resolves to undefined when a server answers at `url`, else to why not. */
-const whyNot = async (url: string): Promise<string | undefined> => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
+/** Resolves to undefined when a server (PostgreSQL or a pooler) answers at `url`, else to why not. */
+export const whyNot = async (url: string, timeoutMs = 3000): Promise<string | undefined> => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs })
   client.on('error', () => {})
   try {
     await client.connect()

@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
+import { whyNot } from './find-test-server.js'
 import { redact } from './with-admin-client.js'
 
 /** A PgBouncer in front of the test PostgreSQL, and how to reach a database through it. */
@@ -48,22 +48,6 @@ const freePort = (): Promise<number> =>
       server.close(() => resolve(port))
     })
   })
-
-const answers = async (url: string): Promise<string | undefined> => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 })
-  client.on('error', () => {})
-  try {
-    await client.connect()
-    await client.query('SELECT 1')
-    return undefined
-  } catch (error) {
-    return error instanceof Error
-      ? error.message || String((error as { code?: unknown }).code)
-      : String(error)
-  } finally {
-    await client.end().catch(() => {})
-  }
-}
 
 /** `databaseUrl` with the host and port of `bouncerUrl`: the same database and user, through it. */
 const throughBouncer = (bouncerUrl: string) => (databaseUrl: string) => {
@@ -156,7 +140,7 @@ const startOwn = async (serverUrl: string, options: PgBouncerOptions): Promise<T
   let why: string | undefined = 'not tried'
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) break
-    why = await answers(url)
+    why = await whyNot(url, 2000)
     if (why === undefined)
       return { url, through: throughBouncer(url), source: `${BINARY} (port ${port})`, stop }
     await new Promise((resolve) => setTimeout(resolve, 100))
@@ -183,7 +167,7 @@ export const startTestPgBouncer = async (
 ): Promise<TestPgBouncer> => {
   const given = env['TEST_PGBOUNCER_URL']
   if (given !== undefined && given !== '' && options.ownProcess !== true) {
-    const why = await answers(given)
+    const why = await whyNot(given, 2000)
     if (why === undefined)
       return {
         url: given,
