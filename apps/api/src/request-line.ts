@@ -5,14 +5,19 @@ import { LineBuffer } from './line-buffer.js'
 
 const INFO = 30
 
-// A string, a number, or null as JSON: the fields of a request line are nothing else.
-const text = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value))
+// What JSON.stringify escapes in a string; a string without any is the same between quotes.
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/
+// A string or null as JSON: the text fields of a request line are nothing else.
+const text = (value: string | null): string =>
+  value === null ? 'null' : ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`
 
 /**
- * The line of an answered request, written straight to the logger's destination: the same JSON
- * line that `logger.info(request, 'request')` writes (the same keys in the same order, the
- * logger's bindings included; a test holds the two equal), without pino's walk over an object of
- * unknown shape and its redaction, which the record does not need: it holds no header's value.
+ * The line of an answered request, made by the logger's destination at the end of the event
+ * loop's turn (LineBuffer.defer) with the time it was answered: the same JSON line that
+ * `logger.info(request, 'request')` writes (the same keys in the same order, the logger's
+ * bindings included; a test holds the two equal), without pino's walk over an object of unknown
+ * shape and its redaction, which the record does not need: it holds no header's value.
  * Undefined unless the logger writes JSON lines to the service's own buffered destination (a
  * pretty or a caller's destination gets `info`, as before).
  */
@@ -22,12 +27,12 @@ export const requestLineWriter = (logger: Logger): ((request: ObservedRequest) =
   const bindings = symbols[pino.symbols.chindingsSym]
   if (!(stream instanceof LineBuffer) || typeof bindings !== 'string') return undefined
   const head = `{"level":${INFO},"time":`
-  return (r) =>
-    stream.write(
-      `${head}${Date.now()}${bindings},"requestId":${text(r.requestId)},"method":${text(r.method)},` +
-        `"route":${text(r.route)},"operation":${text(r.operation)},"status":${r.status},` +
-        `"durationMs":${r.durationMs},"apiKeyId":${text(r.apiKeyId)},` +
-        `"clientAddress":${text(r.clientAddress)},"path":${text(r.path)},"aborted":${r.aborted},` +
-        `"msg":"request"}\n`,
-    )
+  return stream.defer<ObservedRequest>(
+    (r, time) =>
+      `${head}${time}${bindings},"requestId":${text(r.requestId)},"method":${text(r.method)},` +
+      `"route":${text(r.route)},"operation":${text(r.operation)},"status":${r.status},` +
+      `"durationMs":${r.durationMs},"apiKeyId":${text(r.apiKeyId)},` +
+      `"clientAddress":${text(r.clientAddress)},"path":${text(r.path)},"aborted":${r.aborted},` +
+      `"msg":"request"}\n`,
+  )
 }

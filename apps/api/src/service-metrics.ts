@@ -1,5 +1,6 @@
 import type { MetricsPage, ObservedRequest } from '@pets/adapters-http'
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import { tallyCounter, tallyHistogram, type CounterSeries, type HistogramSeries } from './request-metrics.js'
 
 /** What the pool gauges read: a pg Pool fits. */
 export type PoolStats = {
@@ -14,6 +15,12 @@ export type ServiceMetrics = {
   readonly observe: (request: ObservedRequest) => void
   /** The exposition of this process's registry. */
   readonly page: () => Promise<MetricsPage>
+}
+
+type RouteSeries = {
+  readonly took: HistogramSeries
+  readonly abandoned: CounterSeries
+  readonly answered: Map<number, CounterSeries>
 }
 
 export type ServiceMetricsOptions = {
@@ -31,33 +38,43 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
   const registry = new Registry()
   const registers = [registry]
   collectDefaultMetrics({ register: registry })
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'Requests answered, by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers,
-  })
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving a request to its answer, by method and route template.',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  })
+  // Requests are counted at the end of the event loop's turn, all those of the turn together,
+  // and before any read of the registry (a scrape, or the primary's collection): under load,
+  // counting each in the turn it is answered cost several times as much (bench/RESULTS.md).
+  let waiting: Array<ObservedRequest> = []
+  const countWaiting = () => {
+    if (waiting.length === 0) return
+    const answered = waiting
+    waiting = []
+    for (const request of answered) count(request)
+  }
+  const requests = tallyCounter(
+    registry,
+    'http_requests_total',
+    'Requests answered, by method, route template and status.',
+    countWaiting,
+  )
+  const duration = tallyHistogram(
+    registry,
+    'http_request_duration_seconds',
+    'Time from receiving a request to its answer, by method and route template.',
+    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    countWaiting,
+  )
   // Apart from the answered ones: a client that went away is no error of the service, and must not
   // raise its error rate (or its latency) in a dashboard or an alert.
-  const aborted = new Counter({
-    name: 'http_requests_aborted_total',
-    help: 'Requests whose client went away before the answer, by method and route template: not answered, not counted above.',
-    labelNames: ['method', 'route'] as const,
-    registers,
-  })
-  const deprecated = new Counter({
-    name: 'deprecated_operation_calls_total',
-    help: 'Calls of deprecated operations, by operation id and API key id: who must move before the sunset.',
-    labelNames: ['operation', 'key_id'] as const,
-    registers,
-  })
+  const aborted = tallyCounter(
+    registry,
+    'http_requests_aborted_total',
+    'Requests whose client went away before the answer, by method and route template: not answered, not counted above.',
+    countWaiting,
+  )
+  const deprecated = tallyCounter(
+    registry,
+    'deprecated_operation_calls_total',
+    'Calls of deprecated operations, by operation id and API key id: who must move before the sunset.',
+    countWaiting,
+  )
   const pool = options.pool
   if (pool !== undefined) {
     const gauge = (name: string, help: string, read: (p: PoolStats) => number) =>
@@ -91,43 +108,65 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
     )
   }
   const deprecatedOperations = new Set(options.deprecatedOperations)
-  // The series of each method, route and status, found once: prom-client would otherwise hash the
-  // labels on every call. Bounded: node knows few methods, and routes and statuses are the service's.
-  const series = new Map<
-    string,
-    {
-      readonly answered: Counter.Internal
-      readonly took: Histogram.Internal<string>
-      readonly abandoned: Counter.Internal
-    }
-  >()
-  const seriesOf = (method: string, route: string, status: number) => {
-    const key = `${method} ${route} ${status}`
-    let found = series.get(key)
+  // The series of each route, method and status, found once, by keys whose hashes V8 keeps (the
+  // route table's strings, node's method names): a request costs three Map lookups and additions.
+  // Bounded: node knows few methods, and routes and statuses are the service's.
+  const series = new Map<string, Map<string, RouteSeries>>()
+  const seriesOf = (method: string, route: string) => {
+    let byMethod = series.get(route)
+    if (byMethod === undefined) series.set(route, (byMethod = new Map()))
+    let found = byMethod.get(method)
     if (found === undefined) {
       found = {
-        answered: requests.labels(method, route, String(status)),
-        took: duration.labels(method, route),
-        abandoned: aborted.labels(method, route),
+        took: duration({ method, route }),
+        abandoned: aborted({ method, route }),
+        answered: new Map(),
       }
-      series.set(key, found)
+      byMethod.set(method, found)
     }
     return found
+  }
+  const answeredOf = (of: RouteSeries, method: string, route: string, status: number) => {
+    let answered = of.answered.get(status)
+    if (answered === undefined)
+      of.answered.set(status, (answered = requests({ method, route, status: String(status) })))
+    return answered
+  }
+  const callsOf = new Map<string, Map<string, CounterSeries>>()
+  const deprecatedCall = (operation: string, keyId: string) => {
+    let byKey = callsOf.get(operation)
+    if (byKey === undefined) callsOf.set(operation, (byKey = new Map()))
+    let calls = byKey.get(keyId)
+    if (calls === undefined) byKey.set(keyId, (calls = deprecated({ operation, key_id: keyId })))
+    calls.inc()
+  }
+
+  const count = ({
+    method,
+    route,
+    status,
+    durationMs,
+    operation,
+    apiKeyId,
+    aborted: gone,
+  }: ObservedRequest) => {
+    // "none": the request matched no route (or was refused before routing, as a 401 is). Never
+    // the path: strangers choose it, and each would be a series of its own.
+    const routed = route ?? 'none'
+    const of = seriesOf(method, routed)
+    if (gone) of.abandoned.inc()
+    else {
+      answeredOf(of, method, routed, status).inc()
+      of.took.observe(durationMs / 1000)
+    }
+    if (operation !== null && apiKeyId !== null && deprecatedOperations.has(operation))
+      deprecatedCall(operation, apiKeyId)
   }
 
   return {
     registry,
-    observe: ({ method, route, status, durationMs, operation, apiKeyId, aborted: gone }) => {
-      // "none": the request matched no route (or was refused before routing, as a 401 is). Never
-      // the path: strangers choose it, and each would be a series of its own.
-      const { answered, took, abandoned } = seriesOf(method, route ?? 'none', status)
-      if (gone) abandoned.inc()
-      else {
-        answered.inc()
-        took.observe(durationMs / 1000)
-      }
-      if (operation !== null && apiKeyId !== null && deprecatedOperations.has(operation))
-        deprecated.inc({ operation, key_id: apiKeyId })
+    observe: (request) => {
+      if (waiting.push(request) === 1) setImmediate(countWaiting)
     },
     page: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   }
