@@ -29,14 +29,14 @@ export const createMemoryIdempotentPetCreations = (pets: PetRepository): Idempot
       const found = records.get(scope)
       if (found !== undefined && found.at >= creation.expiredBefore)
         return found.fingerprint === creation.fingerprint
-          ? E.right({ pet: found.pet, replayed: true })
+          ? E.right(found.pet)
           : E.left(idempotencyKeyReused())
       running.add(scope)
       try {
         const added = await pets.add(creation.pet)()
         if (E.isLeft(added)) return added
         records.set(scope, { fingerprint: creation.fingerprint, pet: added.right, at: creation.at })
-        return E.right({ pet: added.right, replayed: false })
+        return added
       } finally {
         running.delete(scope)
       }

@@ -1,8 +1,10 @@
-import { storeUnavailable, type PetRepository } from '@pets/domain'
+import { storeUnavailable, type PageCursor, type PetRepository } from '@pets/domain'
 import { aCreation, describeIdempotentPetCreationsContract, run, runLeft } from '@pets/domain/testing'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { describe, expect, it } from 'vitest'
 import { createMemoryIdempotentPetCreations, createMemoryPetRepository } from '../src/index.js'
+
+const everything = { limit: 1000, after: 0 as PageCursor }
 
 describeIdempotentPetCreationsContract('memory', async () => {
   const pets = createMemoryPetRepository()
@@ -20,8 +22,11 @@ describe('memory idempotent pet creations', () => {
     const creations = createMemoryIdempotentPetCreations(flaky)
     expect(await runLeft(creations.addOnce(aCreation()))).toEqual({ _tag: 'StoreUnavailable' })
     down = false
-    expect(await run(creations.addOnce(aCreation()))).toMatchObject({ replayed: false })
-    expect(await run(creations.addOnce(aCreation()))).toMatchObject({ replayed: true })
+    // The failed request recorded nothing: the next one adds the pet, and a repeat adds nothing.
+    const created = await run(creations.addOnce(aCreation()))
+    expect(await run(pets.list(everything))).toEqual([created])
+    expect(await run(creations.addOnce(aCreation()))).toEqual(created)
+    expect(await run(pets.list(everything))).toEqual([created])
   })
 
   it('refuses a repeat at once while the first request is still adding its pet', async () => {
@@ -41,6 +46,7 @@ describe('memory idempotent pet creations', () => {
     expect(await runLeft(creations.addOnce(aCreation()))).toEqual({ _tag: 'IdempotencyKeyInUse' })
     release()
     const created = await run(() => first)
-    expect(await run(creations.addOnce(aCreation()))).toEqual({ pet: created.pet, replayed: true })
+    expect(await run(creations.addOnce(aCreation()))).toEqual(created)
+    expect(await run(pets.list(everything))).toEqual([created])
   })
 })

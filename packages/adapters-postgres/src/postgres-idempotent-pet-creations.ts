@@ -2,7 +2,7 @@ import {
   IDEMPOTENCY_WINDOW_MS,
   idempotencyKeyInUse,
   idempotencyKeyReused,
-  type CreatedOnce,
+  type Pet,
   type IdempotencyKeyInUse,
   type IdempotencyKeyReused,
   type IdempotentPetCreations,
@@ -69,20 +69,17 @@ const REMOVE_BATCH = `WITH turn AS (SELECT pg_try_advisory_xact_lock(${CLEANUP_L
     RETURNING 1)
   SELECT (SELECT mine FROM turn) AS mine, (SELECT count(*) FROM gone) AS removed`
 
-const toOutcome = (
-  row: Row | undefined,
-): E.Either<IdempotencyKeyInUse | IdempotencyKeyReused, CreatedOnce> => {
+const toOutcome = (row: Row | undefined): E.Either<IdempotencyKeyInUse | IdempotencyKeyReused, Pet> => {
   if (row === undefined) throw new Error('create_pet_once answered no row')
   if (row.outcome === 'in_use') return E.left(idempotencyKeyInUse())
   if (row.outcome === 'reused') return E.left(idempotencyKeyReused())
-  const pet = {
+  return E.right({
     id: toPetId(row.id ?? ''),
     // It was a PetName when it was stored, and the table's CHECK keeps its length within bounds.
     name: row.name as PetName,
     categoryId: toCategoryId(row.category_id ?? ''),
     status: row.status as PetStatus,
-  }
-  return E.right({ pet, replayed: row.outcome === 'replayed' })
+  })
 }
 
 /**

@@ -35,6 +35,8 @@ const holdLock = async (fresh: FreshDatabase, lock: string) => {
     client.release()
   }
 }
+/** Every pet of the database, by id. */
+const petsOf = (fresh: FreshDatabase) => run(createPostgresPetRepository(fresh.db).list(everything))
 const keyLock = (key: string, owner: string) =>
   `pg_advisory_xact_lock(hashtextextended('pets.idempotency' || chr(10) || '${key}' || chr(10) || '${owner}', 0))`
 
@@ -50,12 +52,12 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
     })
     const creations = createPostgresIdempotentPetCreations(counted)
     const created = await run(creations.addOnce(now()))
-    expect(created.replayed).toBe(false)
-    expect(await run(creations.addOnce(now()))).toEqual({ pet: created.pet, replayed: true })
+    expect(await run(creations.addOnce(now()))).toEqual(created)
     expect(await runLeft(creations.addOnce(now({ fingerprint: 'another body' })))).toEqual({
       _tag: 'IdempotencyKeyReused',
     })
     expect(queries).toHaveLength(3)
+    expect(await petsOf(fresh)).toEqual([created])
     expect(queries.every((q) => /create_pet_once/.test(q))).toBe(true)
   })
 
@@ -77,16 +79,14 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
       await run(
         creations.addOnce(now({ at: farAhead, expiredBefore: new Date(farAhead.getTime() - 24 * HOUR) })),
       ),
-    ).toEqual({ pet: first.pet, replayed: true })
+    ).toEqual(first)
+    expect(await petsOf(fresh)).toEqual([first])
     // 25 hours old: expired, so the key adds a new pet, and its record is replaced.
     await sql`UPDATE idempotency_records SET created_at = now() - interval '25 hours'`.execute(fresh.db)
     const second = await run(creations.addOnce(now({ fingerprint: 'another body' })))
-    expect(second.replayed).toBe(false)
-    expect(second.pet.id).toBeGreaterThan(first.pet.id)
-    expect(await run(creations.addOnce(now({ fingerprint: 'another body' })))).toEqual({
-      pet: second.pet,
-      replayed: true,
-    })
+    expect(second.id).toBeGreaterThan(first.id)
+    expect(await run(creations.addOnce(now({ fingerprint: 'another body' })))).toEqual(second)
+    expect(await petsOf(fresh)).toEqual([first, second])
     const records = await sql<{ n: string }>`SELECT count(*) AS n FROM idempotency_records`.execute(fresh.db)
     expect(records.rows[0]!.n).toBe('1')
   })
@@ -107,7 +107,8 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
       expect(performance.now() - startedAt).toBeLessThan(3000)
       await release()
       const created = await run(() => first)
-      expect(await run(creations[1]!.addOnce(now()))).toEqual({ pet: created.pet, replayed: true })
+      expect(await run(creations[1]!.addOnce(now()))).toEqual(created)
+      expect(await petsOf(fresh)).toEqual([created])
     } finally {
       await other.close()
     }
@@ -119,7 +120,9 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
     const release = await holdLock(fresh, keyLock('retry-me', 'key-1'))
     expect(await runLeft(creations.addOnce(now()))).toEqual({ _tag: 'IdempotencyKeyInUse' })
     await release()
-    expect((await run(creations.addOnce(now()))).replayed).toBe(false)
+    expect(await petsOf(fresh)).toEqual([])
+    const created = await run(creations.addOnce(now()))
+    expect(await petsOf(fresh)).toEqual([created])
   })
 
   it('ends a wait for the id-ordering lock after lock_timeout, also where the session has none', async () => {
@@ -166,11 +169,11 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
       expect(await runLeft(creations.addOnce(now({ key: 'new' })))).toMatchObject({
         cause: { code: '25006' },
       })
-      expect(await run(creations.addOnce(now()))).toEqual({ pet: first.pet, replayed: true })
+      expect(await run(creations.addOnce(now()))).toEqual(first)
       expect(await runLeft(creations.addOnce(now({ fingerprint: 'another' })))).toEqual({
         _tag: 'IdempotencyKeyReused',
       })
-      expect(await run(pets.list(everything))).toEqual([first.pet])
+      expect(await run(pets.list(everything))).toEqual([first])
       const changes: Array<[boolean, string]> = []
       const health = createPostgresStoreHealth(readOnly.db, {
         onWritableChange: (writable, reason) => void changes.push([writable, reason]),

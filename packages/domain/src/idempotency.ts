@@ -1,7 +1,7 @@
 import * as t from 'io-ts'
 import type { ApiKeyId } from './api-key.js'
 import { checked } from './checked.js'
-import type { NewPet, Pet, PetData } from './pet.js'
+import type { NewPet, PetData } from './pet.js'
 
 /** CONTRACT: a request with an Idempotency-Key is performed at most once for at least 24 hours. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
@@ -48,6 +48,3 @@ export type IdempotentCreation = Omit<PetCreationRequest, 'pet'> & {
   /** A record made before this instant has expired: it is neither replayed nor refused, but replaced. */
   readonly expiredBefore: Date
 }
-
-/** The pet of a request with an idempotency key, and whether an earlier request had added it. */
-export type CreatedOnce = { readonly pet: Pet; readonly replayed: boolean }

@@ -3,7 +3,7 @@ import type * as TE from 'fp-ts/lib/TaskEither.js'
 import type { ApiKeyId, ApiKeyName, ApiKeyOwner, ApiKeyRecord, IssuedApiKey } from './api-key.js'
 import type { OperationCalls } from './api-key-usage.js'
 import type { IdempotencyKeyInUse, IdempotencyKeyReused, StoreUnavailable } from './errors.js'
-import type { CreatedOnce, IdempotentCreation } from './idempotency.js'
+import type { IdempotentCreation } from './idempotency.js'
 import type { PageCursor, Pet, PetData, PetId, PetStatus } from './pet.js'
 
 /** What a repository is asked for: at most `limit` pets with an id above `after`, in id order. */
@@ -71,7 +71,7 @@ export interface IdempotentPetCreations {
    */
   readonly addOnce: (
     creation: IdempotentCreation,
-  ) => TE.TaskEither<StoreUnavailable | IdempotencyKeyInUse | IdempotencyKeyReused, CreatedOnce>
+  ) => TE.TaskEither<StoreUnavailable | IdempotencyKeyInUse | IdempotencyKeyReused, Pet>
   /** Removes every record made before `before`, and says how many it removed. */
   readonly removeExpired: (before: Date) => TE.TaskEither<StoreUnavailable, number>
 }

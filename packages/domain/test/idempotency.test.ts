@@ -51,7 +51,7 @@ const recording = () => {
   const creations: IdempotentPetCreations = {
     addOnce: (creation) => {
       calls.push(creation)
-      return TE.right({ pet: { ...creation.pet, id: 1 } as Pet, replayed: false })
+      return TE.right({ ...creation.pet, id: 1 } as Pet)
     },
     removeExpired: (before) => {
       calls.push(before)

@@ -108,11 +108,11 @@ const createKeyValueStorage = (): Storage => {
         const made = get<Made>(`once:${owner}\n${key}`)
         if (made !== undefined && made.at >= expiredBefore)
           return made.fingerprint === fingerprint
-            ? E.right({ pet: made.pet, replayed: true })
+            ? E.right(made.pet)
             : E.left({ _tag: 'IdempotencyKeyReused' as const })
         const added = addPet(pet)
         kv.set(`once:${owner}\n${key}`, { fingerprint, pet: added, at })
-        return E.right({ pet: added, replayed: false })
+        return E.right(added)
       },
     removeExpired: (before) =>
       ok(() => {

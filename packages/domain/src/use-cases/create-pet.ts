@@ -1,4 +1,3 @@
-import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { IdempotencyKeyInUse, IdempotencyKeyReused, StoreUnavailable } from '../errors.js'
 import { IDEMPOTENCY_WINDOW_MS, type PetCreationRequest } from '../idempotency.js'
@@ -43,13 +42,10 @@ export const createPet =
     if (once === undefined) return deps.pets.add(toPetData(pet))
     if (deps.creations === undefined) return TE.left(UNSUPPORTED)
     const at = deps.clock.now()
-    return pipe(
-      deps.creations.addOnce({
-        ...once,
-        pet: toPetData(pet),
-        at,
-        expiredBefore: new Date(at.getTime() - IDEMPOTENCY_WINDOW_MS),
-      }),
-      TE.map((created) => created.pet),
-    )
+    return deps.creations.addOnce({
+      ...once,
+      pet: toPetData(pet),
+      at,
+      expiredBefore: new Date(at.getTime() - IDEMPOTENCY_WINDOW_MS),
+    })
   }
