@@ -70,10 +70,19 @@ for (const { dir, manifest } of workspaces) {
       if (spec.startsWith('.')) {
         if (!resolve(dirname(file), spec).startsWith(dir + '/'))
           violations.push(`${where}: '${spec}' reaches outside its package; import the package by name`)
+        if (layer === 'wire' && spec.includes('api-key-secret'))
+          violations.push(
+            `${where}: '${spec}': the api-key-secret entry stays out of the wire's other modules`,
+          )
         continue
       }
       if (builtins.has(spec)) {
         if (layer === 'domain') violations.push(`${where}: '${spec}': the domain does no I/O`)
+        if (layer === 'wire' && !file.endsWith('/src/api-key-secret.ts'))
+          violations.push(
+            `${where}: '${spec}': the wire contract loads Node built-ins only in its api-key-secret ` +
+              'entry, which its index leaves out, so the fetch-only client never loads them',
+          )
         continue
       }
       const verdict = rules[layer](spec, file)

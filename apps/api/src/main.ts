@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { generateApiKey } from '@pets/adapters-memory'
+import { generateApiKey } from '@pets/wire/api-key-secret'
 import * as E from 'fp-ts/lib/Either.js'
 import cluster from 'node:cluster'
 import { KEYS_USAGE, OPENAPI_USAGE, UsageError } from './commands/usage.js'

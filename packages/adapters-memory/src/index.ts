@@ -1,6 +1,5 @@
 export {
   createMemoryApiKeyStore,
-  generateApiKey,
   type KnownApiKey,
   type MemoryApiKeyStoreOptions,
 } from './memory-api-key-store.js'
@@ -8,6 +7,5 @@ export { createMemoryApiKeyUsageLog } from './memory-api-key-usage-log.js'
 export { createMemoryIdempotentPetCreations } from './memory-idempotent-pet-creations.js'
 export { createMemoryPetRepository } from './memory-pet-repository.js'
 export { createMemoryStoreHealth } from './memory-store-health.js'
-export { sha256Hex } from './sha256.js'
 export { createSystemClock } from './system-clock.js'
 export { createMemoryStorage, type MemoryStorageOptions } from './memory-storage.js'

@@ -1,9 +1,9 @@
 import type { ApiKeyId, ApiKeyOwner, ApiKeyRecord, ApiKeyStore, IssuedApiKey } from '@pets/domain'
+import { apiKeyDigest, generateApiKey } from '@pets/wire/api-key-secret'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { sha256Hex } from './sha256.js'
+import { timingSafeEqual } from 'node:crypto'
 
 /** Keys to trust from the start, such as those of API_KEYS, each with a name (and an id) for logs. */
 export type KnownApiKey = { readonly key: string; readonly name: string; readonly id?: string }
@@ -32,9 +32,6 @@ const UNKNOWN: Promise<E.Either<never, O.Option<ApiKeyOwner>>> = Promise.resolve
 const recordOf = (entry: Entry): ApiKeyRecord =>
   entry.lastUsedMs === null ? entry.record : { ...entry.record, lastUsedAt: new Date(entry.lastUsedMs) }
 
-/** Makes a new API key: 32 random bytes, base64url, 43 characters. */
-export const generateApiKey = (): string => randomBytes(32).toString('base64url')
-
 /**
  * An API-key store in memory. It keeps only SHA-256 digests: the plain key exists only in the
  * caller's hands (and once, when issued).
@@ -55,16 +52,16 @@ export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}):
       revokedAt: null,
       lastUsedAt: null,
     }
-    const digest = sha256Hex(key)
+    const digest = apiKeyDigest(key)
     const owner: ApiKeyOwner = { keyId: record.id, name }
     const entry: Entry = {
       record,
-      digest: Buffer.from(digest, 'hex'),
+      digest,
       owner,
       known: Promise.resolve(E.right(O.some(owner))),
       lastUsedMs: null,
     }
-    byDigest.set(digest, entry)
+    byDigest.set(digest.toString('hex'), entry)
     byId.set(record.id, entry)
     return entry
   }
@@ -75,7 +72,7 @@ export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}):
     authenticate: (apiKey) => () => {
       // The lookup is by digest, which tells an attacker nothing about the key; the final
       // comparison is in constant time all the same.
-      const digest = hash('sha256', apiKey, 'buffer')
+      const digest = apiKeyDigest(apiKey)
       const entry = byDigest.get(digest.toString('hex'))
       if (entry === undefined || entry.record.revokedAt !== null || !timingSafeEqual(entry.digest, digest))
         return UNKNOWN

@@ -2,7 +2,7 @@ import type { ApiKeyName } from '@pets/domain'
 import { describeApiKeyStoreContract, run } from '@pets/domain/testing'
 import * as O from 'fp-ts/lib/Option.js'
 import { describe, expect, it } from 'vitest'
-import { createMemoryApiKeyStore, sha256Hex } from '../src/index.js'
+import { createMemoryApiKeyStore } from '../src/index.js'
 
 describeApiKeyStoreContract('memory', async () => ({
   store: createMemoryApiKeyStore(),
@@ -27,10 +27,9 @@ describe('memory API-key store', () => {
     const store = createMemoryApiKeyStore({ keys: [{ key: 'plain-secret-key', name: 'a' }] })
     const issued = await run(store.issue('b' as ApiKeyName))
     // Whatever the store holds is reachable from its closures; a heap-free check is to look at
-    // everything it can show, and at the digest it is keyed by.
+    // everything it can show (the digest it is keyed by is tested in @pets/wire).
     const shown = JSON.stringify(await run(store.list()))
     expect(shown).not.toContain('plain-secret-key')
     expect(shown).not.toContain(issued.key)
-    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
   })
 })

@@ -1,10 +1,10 @@
 import type { ApiKeyId, ApiKeyOwner, ApiKeyRecord, ApiKeyStore } from '@pets/domain'
+import { apiKeyDigest, generateApiKey } from '@pets/wire/api-key-secret'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Kysely } from 'kysely'
-import { createHash, randomBytes } from 'node:crypto'
 import { createApiKeyCache } from './api-key-cache.js'
 import type { ListenOptions } from './change-listener.js'
 import { createLastUsedWriter } from './last-used-writer.js'
@@ -46,9 +46,6 @@ export type PostgresApiKeyStore = ApiKeyStore & {
   /** Whether authentication is answered from memory right now (else by a query). */
   readonly servingFromMemory: () => boolean
 }
-
-const sha256 = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest()
-const generateApiKey = (): string => randomBytes(32).toString('base64url')
 
 // Ids are int8 as decimal strings; anything else names no key, and must not reach the SQL as a
 // value PostgreSQL would refuse with an error.
@@ -107,7 +104,7 @@ export const createPostgresApiKeyStore = (
 
   return {
     authenticate: (apiKey) => async () => {
-      const digest = sha256(apiKey)
+      const digest = apiKeyDigest(apiKey)
       if (cache?.serving() === true) {
         const owner = cache.find(digest)
         if (owner !== undefined) lastUsed.record(owner.keyId, now())
@@ -126,7 +123,7 @@ export const createPostgresApiKeyStore = (
       tryStore(
         async () => {
           const key = generateApiKey()
-          const digest = sha256(key).toString('hex')
+          const digest = apiKeyDigest(key).toString('hex')
           const row = await db
             .insertInto('api_keys')
             .values({ name, digest, created_at: now() })
