@@ -1,7 +1,7 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { pollUntil } from '@pets/domain/testing'
 import { request } from 'node:http'
 import { afterEach, describe, expect, inject, it } from 'vitest'
-import { pollUntil } from './support/poll.js'
 import { startTestService, type ChildService } from './support/test-service.js'
 
 const KEY = 'cluster-e2e-key-9b77d0'

@@ -1,8 +1,8 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { pollUntil } from '@pets/domain/testing'
 import type { Middleware } from 'koa'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { afterEach, describe, expect, inject, it, vi } from 'vitest'
-import { pollUntil } from './support/poll.js'
 import {
   startTestService,
   TEST_KEYS,

@@ -1,6 +1,6 @@
+import { pollUntil } from '@pets/domain/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { expectError } from './http/expect-error.js'
-import { pollUntil } from './support/poll.js'
 import { startTestService, TEST_KEYS, type TestService } from './support/test-service.js'
 
 const REX = '{"name":"Rex","categoryId":1}'

@@ -1,25 +1,14 @@
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { describe, expect, it, vi } from 'vitest'
 import { createLogger, flushLogs, LOG_BUFFER_BYTES } from '../src/logger.js'
-
-const capture = () => {
-  let text = ''
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString()
-      done()
-    },
-  })
-  return { stream, text: () => text }
-}
+import { memoryLog } from './support/memory-log.js'
 
 describe('the service logger', () => {
   it('writes one JSON line per call, with the service name and the pid', () => {
-    const out = capture()
+    const out = memoryLog()
     createLogger({ logLevel: 'info', logFormat: 'json' }, out.stream).info({ answer: 42 }, 'hello')
     const lines = out.text().trim().split('\n')
     expect(lines).toHaveLength(1)
@@ -33,7 +22,7 @@ describe('the service logger', () => {
   })
 
   it('redacts Authorization in any case, top level or in headers, and fields named like keys', () => {
-    const out = capture()
+    const out = memoryLog()
     const logger = createLogger({ logLevel: 'info', logFormat: 'json' }, out.stream)
     logger.info(
       {
@@ -55,7 +44,7 @@ describe('the service logger', () => {
   })
 
   it('writes readable lines in the pretty format, redacted all the same', () => {
-    const out = capture()
+    const out = memoryLog()
     createLogger({ logLevel: 'info', logFormat: 'pretty' }, out.stream).info(
       { headers: { authorization: 'Bearer secret-1' } },
       'hello there',
@@ -68,7 +57,7 @@ describe('the service logger', () => {
   })
 
   it('neither writes nor reads the fields of a line below its level', () => {
-    const out = capture()
+    const out = memoryLog()
     const logger = createLogger({ logLevel: 'warn', logFormat: 'json' }, out.stream)
     let read = 0
     const fields = {

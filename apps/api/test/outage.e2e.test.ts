@@ -1,6 +1,6 @@
+import { pollUntil } from '@pets/domain/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startLoad, type Sent } from './support/load.js'
-import { pollUntil } from './support/poll.js'
 import { databaseBehindProxy } from './support/postgres-via-proxy.js'
 import { startTestService } from './support/test-service.js'
 

@@ -1,11 +1,11 @@
 import { openFreshDatabase, startTestPgBouncer, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { pollUntil } from '@pets/domain/testing'
 import { execFile } from 'node:child_process'
 import { request } from 'node:http'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { startLoad, type Sent } from './support/load.js'
 import { usePgBouncer } from './support/pgbouncer.js'
-import { pollUntil } from './support/poll.js'
 import { MAIN, rememberSecret, startTestService, type ChildService } from './support/test-service.js'
 import { startTcpProxy } from './support/tcp-proxy.js'
 

@@ -1,7 +1,7 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { pollUntil } from '@pets/domain/testing'
 import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, inject, it } from 'vitest'
-import { pollUntil } from './support/poll.js'
 import { rememberSecret, startTestService, type ChildService } from './support/test-service.js'
 
 const KEY = 'read-only-e2e-key-5be8a2'

@@ -1,8 +1,8 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { pollUntil } from '@pets/domain/testing'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, inject, it } from 'vitest'
-import { pollUntil } from './support/poll.js'
 import { MAIN, rememberSecret, startTestService, type ChildService } from './support/test-service.js'
 
 const exec = promisify(execFile)

@@ -1,7 +1,7 @@
+import { pollUntil } from '@pets/domain/testing'
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startLoad } from './support/load.js'
-import { pollUntil } from './support/poll.js'
 import { databaseBehindProxy } from './support/postgres-via-proxy.js'
 import { startTestService } from './support/test-service.js'
 

@@ -1,5 +1,5 @@
 import type { PageCursor } from '@pets/domain'
-import { aCreation, aPetData, run, runLeft } from '@pets/domain/testing'
+import { aCreation, aPetData, pollUntil, run, runLeft } from '@pets/domain/testing'
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
 import type pg from 'pg'
 import { describe, expect, it } from 'vitest'
@@ -14,7 +14,6 @@ import {
 } from '../src/index.js'
 import type { FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
-import { pollUntil } from './support/poll.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const HOUR = 3_600_000

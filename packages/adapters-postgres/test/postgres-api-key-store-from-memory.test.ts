@@ -1,5 +1,5 @@
 import type { ApiKeyName } from '@pets/domain'
-import { aClock, describeApiKeyStoreContract, run } from '@pets/domain/testing'
+import { aClock, describeApiKeyStoreContract, pollUntil, run } from '@pets/domain/testing'
 import * as O from 'fp-ts/lib/Option.js'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import { randomBytes } from 'node:crypto'
@@ -14,7 +14,6 @@ import {
 } from '../src/index.js'
 import { openFreshDatabase, type FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
-import { pollUntil } from './support/poll.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 describeApiKeyStoreContract('postgres, from memory', async () => {

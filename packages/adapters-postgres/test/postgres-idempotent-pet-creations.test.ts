@@ -1,5 +1,11 @@
 import type { PageCursor } from '@pets/domain'
-import { aCreation, describeIdempotentPetCreationsContract, run, runLeft } from '@pets/domain/testing'
+import {
+  aCreation,
+  describeIdempotentPetCreationsContract,
+  pollUntil,
+  run,
+  runLeft,
+} from '@pets/domain/testing'
 import { sql } from 'kysely'
 import { describe, expect, inject, it } from 'vitest'
 import {
@@ -9,7 +15,6 @@ import {
 } from '../src/index.js'
 import { openFreshDatabase, type FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
-import { pollUntil } from './support/poll.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const postgres = inject('postgres')

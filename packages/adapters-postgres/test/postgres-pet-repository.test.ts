@@ -1,5 +1,5 @@
 import type { PageCursor, PetId, PetListing, PetName } from '@pets/domain'
-import { aPetData, describePetRepositoryContract, run, runLeft } from '@pets/domain/testing'
+import { aPetData, describePetRepositoryContract, pollUntil, run, runLeft } from '@pets/domain/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
@@ -14,7 +14,6 @@ import {
 } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
-import { pollUntil } from './support/poll.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const postgres = inject('postgres')

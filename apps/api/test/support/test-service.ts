@@ -1,7 +1,6 @@
 import { openFreshDatabase, type TestPgBouncer } from '@pets/adapters-postgres/testing'
 import { aClock } from '@pets/domain/testing'
 import * as E from 'fp-ts/lib/Either.js'
-import { Writable } from 'node:stream'
 import { inject } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { createService, type AnimalStoreService } from '../../src/create-service.js'
@@ -9,6 +8,7 @@ import { createLogger } from '../../src/logger.js'
 import { startServer } from '../../src/start-server.js'
 import { checkedFetch, unwatchService } from './checked-fetch.js'
 import { startChild, type ChildService, type ChildServiceOptions } from './child-service.js'
+import { memoryLog } from './memory-log.js'
 
 export { MAIN, rememberSecret, type ChildService, type ChildServiceOptions } from './child-service.js'
 
@@ -34,18 +34,6 @@ export type TestServiceOptions = {
 }
 
 const bearer = (key: string) => ({ Authorization: `Bearer ${key}` })
-
-// The service's JSON log lines, kept in memory.
-const memoryLog = () => {
-  let text = ''
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString()
-      done()
-    },
-  })
-  return { stream, text: () => text }
-}
 
 const startInProcess = async (options: TestServiceOptions) => {
   const database = options.storage === 'postgres' ? await openFreshDatabase(inject('postgres')) : undefined

@@ -6,5 +6,6 @@ export {
   describeIdempotentPetCreationsContract,
   type OpenIdempotentPetCreations,
 } from './idempotent-pet-creations.contract.js'
+export { pollUntil } from './poll-until.js'
 export { describePetRepositoryContract, type OpenPetRepository } from './pet-repository.contract.js'
 export { describeStorageContract, type OpenStorage } from './storage.contract.js'
