@@ -8,7 +8,7 @@ describe('the ids of the keys in API_KEYS', () => {
   it('are never derived from the key alone: not the digest that a dictionary of short keys would find', () => {
     for (const secret of [undefined, SECRET]) {
       const [k1] = environmentKeys(['k1'], secret)
-      expect(k1!.id).not.toContain(apiKeyDigest('k1').toString('hex').slice(0, 12))
+      expect(k1!.id).not.toContain(apiKeyDigest('k1').slice(0, 12))
       expect(k1!.id).not.toContain('k1')
     }
     // The id the issue found published on /metrics for API_KEYS=k1.

@@ -14,7 +14,7 @@ export type ApiKeyCache = {
   /** True while the index may be trusted: LISTEN holds, and every change heard of is loaded. */
   readonly serving: () => boolean
   /** The owner of an active key by its digest; ask only while `serving()`. */
-  readonly find: (digest: Buffer) => ApiKeyOwner | undefined
+  readonly find: (digest: string) => ApiKeyOwner | undefined
   /** Tells the index at once of a key this process added. */
   readonly added: (key: ActiveApiKey) => void
   /** Tells the index at once of a key this process revoked. */

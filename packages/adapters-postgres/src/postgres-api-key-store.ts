@@ -90,13 +90,13 @@ export const createPostgresApiKeyStore = (
   let closing: Promise<void> | undefined
 
   // Looked up by digest, which tells a timing attacker nothing about the key.
-  const lookUp = (digest: Buffer) =>
+  const lookUp = (digest: string) =>
     tryStore(
       () =>
         db
           .selectFrom('api_keys')
           .select(['id', 'name'])
-          .where('digest', '=', digest.toString('hex'))
+          .where('digest', '=', digest)
           .where('revoked_at', 'is', null)
           .executeTakeFirst(),
       reportAs(options, 'apiKeys.authenticate'),
@@ -123,7 +123,7 @@ export const createPostgresApiKeyStore = (
       tryStore(
         async () => {
           const key = generateApiKey()
-          const digest = apiKeyDigest(key).toString('hex')
+          const digest = apiKeyDigest(key)
           const row = await db
             .insertInto('api_keys')
             .values({ name, digest, created_at: now() })
