@@ -31,6 +31,26 @@ const nodeOnlyPg = {
   },
 }
 
+// fp-ts and io-ts ship CommonJS (lib/, what `main` and the sources' imports name) and the same
+// code as ES modules (es6/). Bundled from CommonJS, every use of an import goes through a getter
+// that esbuild puts on the module's namespace (`E.isLeft` calls one per use): 3–6 µs of every
+// request in a CPU profile under load (bench/RESULTS.md). From the ES modules the bundle calls
+// the functions themselves. A file es6/ lacks fails the build rather than falling back.
+const esModulesOfFpTs = {
+  name: 'es-modules-of-fp-ts',
+  setup(bundler) {
+    const redirect = async (path, args) => {
+      const found = await bundler.resolve(path, { kind: args.kind, resolveDir: args.resolveDir })
+      if (found.errors.length > 0) throw new Error(`${args.path}: no ES module at ${path}`)
+      return { path: found.path }
+    }
+    bundler.onResolve({ filter: /^fp-ts\/lib\/[\w.]+$/ }, (args) =>
+      redirect(args.path.replace('/lib/', '/es6/'), args),
+    )
+    bundler.onResolve({ filter: /^io-ts$/ }, (args) => redirect('io-ts/es6/index.js', args))
+  },
+}
+
 await build({
   entryPoints: { 'animal-store': `${dist}main.js` },
   outdir: `${dist}bin`,
@@ -50,6 +70,6 @@ await build({
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
-  plugins: [nodeOnlyPg],
+  plugins: [nodeOnlyPg, esModulesOfFpTs],
   logLevel: 'warning',
 })
