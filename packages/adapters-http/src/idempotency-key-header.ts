@@ -40,11 +40,10 @@ const issue = (problem: string): E.Either<Issue, never> => E.left({ field: IDEMP
 export const idempotencyKeyOf = (ctx: Context): E.Either<Issue, O.Option<IdempotencyKey>> => {
   // node:http joins repeated headers with ", "; headersDistinct keeps them apart. A request made
   // without node:http's parser (light-my-request, a host's own injection) may lack it.
+  // headersDistinct is made for every header at its first use: only a request with the key pays it.
   const joined = ctx.req.headers['idempotency-key']
-  const values =
-    ctx.req.headersDistinct?.['idempotency-key'] ??
-    (joined === undefined ? undefined : Array.isArray(joined) ? joined : [joined])
-  if (values === undefined) return E.right(O.none)
+  if (joined === undefined) return E.right(O.none)
+  const values = ctx.req.headersDistinct?.['idempotency-key'] ?? (Array.isArray(joined) ? joined : [joined])
   if (values.length > 1) return issue('must be sent at most once')
   const decoded = IdempotencyKeyHeader.decode(values[0])
   return E.isRight(decoded) ? E.right(O.some(decoded.right)) : issue(decoded.left[0]?.message ?? 'is invalid')

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
-import type { IncomingMessage } from 'node:http'
+import { readBodyBytes } from './read-body-bytes.js'
 import type { MalformedRequest, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
 
 /** CONTRACT: a request body may be at most 64 KiB. */
@@ -22,8 +22,16 @@ const malformed = (reason: string): E.Either<BodyProblem, never> =>
   E.left({ _tag: 'MalformedRequest', reason })
 const tooLarge: E.Either<BodyProblem, never> = E.left({ _tag: 'PayloadTooLarge', limit: MAX_BODY_BYTES })
 
+const ACCEPTED: E.Either<BodyProblem, undefined> = E.right(undefined)
+
 // application/json, with parameters; a charset, if given, must be UTF-8 (RFC 8259).
 const checkMediaType = (contentType: string | undefined, encoding: string | undefined) => {
+  // What nearly every client sends, known without taking it apart.
+  if (
+    encoding === undefined &&
+    (contentType === 'application/json' || contentType === 'application/json; charset=utf-8')
+  )
+    return ACCEPTED
   const expected = 'The request body must be JSON, sent with "Content-Type: application/json".'
   if (contentType === undefined) return unsupported(expected)
   const [type, ...parameters] = contentType.split(';').map((part) => part.trim())
@@ -35,7 +43,7 @@ const checkMediaType = (contentType: string | undefined, encoding: string | unde
   }
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity')
     return unsupported(`Content-Encoding "${encoding}" is not supported; send the body uncompressed.`)
-  return E.right(undefined)
+  return ACCEPTED
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -44,6 +52,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 // merge that assigns them (io-ts merges intersections so) would set a prototype instead. No field
 // of the interface has these names, so refusing them outright costs nothing.
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+// A text without a backslash spells each key as it is: without these words, it holds none of them.
+const MAY_NAME_FORBIDDEN = /\\|__proto__|constructor|prototype/
 
 // Walks the parsed value without recursion: a 64 KiB body may nest 30,000 levels deep.
 const forbiddenKeyIn = (value: unknown): string | undefined => {
@@ -61,45 +72,6 @@ const forbiddenKeyIn = (value: unknown): string | undefined => {
   return undefined
 }
 
-type Raw = Buffer | 'too-large' | 'incomplete' | 'timeout'
-
-/**
- * Reads a request's body within `timeoutMs`, up to MAX_BODY_BYTES: one promise, one timer. A body
- * over the limit stops the reading at once. A body that ends short of its declared length, a
- * stream that fails or closes first (the client went away), or one that is already closed are
- * all `incomplete`: the client's doing, never a server error.
- */
-const readRaw = (req: IncomingMessage, declared: number | undefined, timeoutMs: number): Promise<Raw> =>
-  new Promise((resolve) => {
-    if (req.destroyed || !req.readable) return resolve('incomplete')
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const finish = (raw: Raw) => {
-      clearTimeout(timer)
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onEnded)
-      req.off('close', onEnded)
-      resolve(raw)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
-      req.pause()
-      finish('too-large')
-    }
-    const onEnd = () =>
-      finish(declared !== undefined && size !== declared ? 'incomplete' : Buffer.concat(chunks, size))
-    const onEnded = () => finish('incomplete')
-    // No time limit would let a body sent a byte at a time hold the connection until the server's
-    // requestTimeout. Past it the answer is 400 and the connection is closed, the rest never read.
-    const timer = setTimeout(() => finish('timeout'), timeoutMs)
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onEnded)
-    req.on('close', onEnded)
-  })
-
 /**
  * Reads and parses a JSON request body, checking in the contract's order: media type (415), size
  * (413), then the JSON itself (400). A declared length over the limit is refused unread; a body
@@ -110,17 +82,20 @@ export const readJsonBody = async (
   ctx: Context,
   { timeoutMs = BODY_TIMEOUT_MS }: ReadJsonBodyOptions = {},
 ): Promise<E.Either<BodyProblem, JsonBody>> => {
+  const { headers } = ctx.req
   const mediaType = checkMediaType(
-    ctx.get('Content-Type') || undefined,
-    ctx.get('Content-Encoding') || undefined,
+    headers['content-type'] || undefined,
+    headers['content-encoding'] || undefined,
   )
   if (E.isLeft(mediaType)) return mediaType
-  const declared = ctx.request.length
+  // node's parser refuses a Content-Length that is not digits, so this is a number or none.
+  const length = ctx.req.headers['content-length']
+  const declared = length === undefined || length === '' ? undefined : Number(length)
   if (declared !== undefined && declared > MAX_BODY_BYTES) return tooLarge
   const alreadyRead = bodyReadByHost(ctx)
   if (alreadyRead !== undefined)
     return Buffer.byteLength(alreadyRead) > MAX_BODY_BYTES ? tooLarge : parseJson(alreadyRead)
-  const raw = await readRaw(ctx.req, declared, timeoutMs)
+  const raw = await readBodyBytes(ctx.req, declared, MAX_BODY_BYTES, timeoutMs)
   if (raw === 'too-large') return tooLarge
   if (raw === 'incomplete') return malformed('The request body ended before its declared length.')
   if (raw === 'timeout') {
@@ -154,7 +129,7 @@ const parseJson = (text: string): E.Either<BodyProblem, JsonBody> => {
     // V8's message quotes the input, which may hold anything: say no more than where it is wrong.
     return malformed('The request body is not valid JSON.')
   }
-  const forbidden = forbiddenKeyIn(parsed)
+  const forbidden = MAY_NAME_FORBIDDEN.test(text) ? forbiddenKeyIn(parsed) : undefined
   return forbidden === undefined
     ? E.right({ value: parsed, text })
     : malformed(`The request body must not contain the key "${forbidden}", at any depth.`)

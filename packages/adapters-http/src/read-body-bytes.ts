@@ -1,0 +1,98 @@
+import type { IncomingMessage } from 'node:http'
+
+/** What reading a body came to: its bytes, or why there are none. */
+export type RawBody = Buffer | 'too-large' | 'incomplete' | 'timeout'
+
+// One body being read: what the stream's listeners need, kept on the request under a symbol so
+// that the listeners are four functions of the module, not four closures per request.
+type Reading = {
+  readonly declared: number | undefined
+  readonly limit: number
+  readonly deadline: number
+  readonly resolve: (raw: RawBody) => void
+  readonly chunks: Array<Buffer>
+  size: number
+}
+const READING = Symbol('reading')
+type Read = IncomingMessage & { [READING]?: Reading | undefined }
+
+// Every body still arriving, checked against its deadline by one timer of the process instead of
+// a timer per request (setting and clearing one cost 4–5 µs of every create in a CPU profile).
+// A body is refused within SWEEP_MS after its deadline.
+const SWEEP_MS = 50
+const arriving = new Set<Read>()
+let sweep: NodeJS.Timeout | undefined
+
+const sweepDeadlines = () => {
+  const now = Date.now()
+  for (const req of arriving)
+    if (req[READING] !== undefined && req[READING].deadline <= now) finish(req, 'timeout')
+  if (arriving.size === 0) {
+    clearInterval(sweep)
+    sweep = undefined
+  }
+}
+
+function finish(req: Read, raw: RawBody) {
+  const reading = req[READING]
+  if (reading === undefined) return
+  req[READING] = undefined
+  arriving.delete(req)
+  req.off('data', onData)
+  req.off('end', onEnd)
+  req.off('error', onEnded)
+  req.off('close', onEnded)
+  reading.resolve(raw)
+}
+
+function onData(this: Read, chunk: Buffer) {
+  const reading = this[READING]
+  if (reading === undefined) return
+  reading.size += chunk.length
+  if (reading.size <= reading.limit) return void reading.chunks.push(chunk)
+  this.pause()
+  finish(this, 'too-large')
+}
+
+function onEnd(this: Read) {
+  const reading = this[READING]
+  if (reading === undefined) return
+  const { declared, size, chunks } = reading
+  finish(this, declared !== undefined && size !== declared ? 'incomplete' : Buffer.concat(chunks, size))
+}
+
+function onEnded(this: Read) {
+  finish(this, 'incomplete')
+}
+
+/**
+ * Reads a request's body within `timeoutMs`, up to `limit` bytes. A body over the limit stops the
+ * reading at once. A body that ends short of its declared length, a stream that fails or closes
+ * first (the client went away), or one that is already closed are all `incomplete`: the client's
+ * doing, never a server error. A body node has wholly parsed already is taken at once.
+ */
+export const readBodyBytes = (
+  req: IncomingMessage,
+  declared: number | undefined,
+  limit: number,
+  timeoutMs: number,
+): RawBody | Promise<RawBody> => {
+  if (req.destroyed || !req.readable) return 'incomplete'
+  if (req.complete && req.readableFlowing !== true) {
+    if (req.readableLength > limit) return 'too-large'
+    const bytes = (req.read() as Buffer | null) ?? Buffer.alloc(0)
+    return declared !== undefined && bytes.length !== declared ? 'incomplete' : bytes
+  }
+  return new Promise((resolve) => {
+    const read = req as Read
+    // No time limit would let a body sent a byte at a time hold the connection until the server's
+    // requestTimeout. Past it the answer is 400 and the connection is closed, the rest never read.
+    read[READING] = { declared, limit, deadline: Date.now() + timeoutMs, resolve, chunks: [], size: 0 }
+    arriving.add(read)
+    sweep ??= setInterval(sweepDeadlines, SWEEP_MS).unref()
+    read.on('data', onData)
+    read.on('end', onEnd)
+    read.on('error', onEnded)
+    read.on('close', onEnded)
+  })
+}

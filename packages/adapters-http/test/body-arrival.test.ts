@@ -1,0 +1,93 @@
+import { connect } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BEARER, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
+
+// A body reaches the handler in one of two ways: node has parsed the whole message before the
+// handler runs (headers and body in one packet, as most clients send them: read at once), or the
+// body is still arriving (read as it comes, within the body timeout). Both must answer alike.
+
+const HEAD = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Type: application/json\r\n`
+
+/**
+ * Writes `parts` on one connection, `pauseMs` apart, and collects what the server writes until
+ * `answers` status lines have arrived (or the server closes, or 3 s pass).
+ */
+const exchange = (port: number, parts: ReadonlyArray<string>, answers = 1, pauseMs = 0) =>
+  new Promise<string>((resolve, reject) => {
+    let text = ''
+    const done = () => (socket.destroy(), resolve(text))
+    const socket = connect(port, '127.0.0.1', () => {
+      void (async () => {
+        for (const [i, part] of parts.entries()) {
+          if (i > 0 && pauseMs > 0) await sleep(pauseMs)
+          if (!socket.destroyed) socket.write(part)
+        }
+      })()
+    })
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1')
+      // Each answer of these tests is complete once its JSON body's closing brace has arrived.
+      if ((text.match(/HTTP\/1\.1 \d{3} /g) ?? []).length >= answers && text.trimEnd().endsWith('}')) done()
+    })
+    socket.on('end', done)
+    socket.on('error', reject)
+    setTimeout(done, 3_000)
+  })
+
+const statusesOf = (text: string) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]))
+const withLength = (body: string) => `${HEAD}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+const chunked = (body: string) =>
+  `${HEAD}Transfer-Encoding: chunked\r\n\r\n${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`
+
+describe('a request body, whether it arrived with its headers or after them', () => {
+  let app: ServedApp
+  beforeAll(async () => {
+    app = await serveApp(memoryApp().options)
+  })
+  afterAll(() => app.close())
+
+  const pet = (name: string) => JSON.stringify({ name, categoryId: 2, status: 'sold' })
+
+  it('adds the pet when the body came in the same write as the headers', async () => {
+    const text = await exchange(app.port, [withLength(pet('Together'))])
+    expect(statusesOf(text)).toEqual([201])
+    expect(text).toContain('"name":"Together"')
+  })
+
+  it('adds the pet when the body comes after the headers', async () => {
+    const body = pet('Later')
+    const [head, rest] = [withLength(body).slice(0, -body.length), body]
+    const text = await exchange(app.port, [head, rest.slice(0, 5), rest.slice(5)], 1, 50)
+    expect(statusesOf(text)).toEqual([201])
+    expect(text).toContain('"name":"Later"')
+  })
+
+  it('reads a whole chunked body, and two requests sent at once on one connection', async () => {
+    const text = await exchange(app.port, [chunked(pet('Chunked')) + withLength(pet('Second'))], 2)
+    expect(statusesOf(text)).toEqual([201, 201])
+    expect(text).toContain('"name":"Chunked"')
+    expect(text).toContain('"name":"Second"')
+    expect(text.toLowerCase()).not.toContain('connection: close')
+  })
+
+  it('answers 413 and closes the connection for a whole chunked body over 64 KiB', async () => {
+    const text = await exchange(app.port, [chunked(JSON.stringify({ name: 'x'.repeat(70_000) }))])
+    expect(statusesOf(text)).toEqual([413])
+    expect(text.toLowerCase()).toContain('connection: close')
+  })
+
+  it.each([
+    ['an empty body', withLength(''), 'empty'],
+    ['a body that is not JSON', withLength('{"name":'), 'not valid JSON'],
+    [
+      'a key that reaches a prototype, spelled with an escape',
+      withLength('{"\\u005f_proto__":{}}'),
+      '__proto__',
+    ],
+  ])('answers 400 for %s, arrived with its headers', async (_, request, reason) => {
+    const text = await exchange(app.port, [request])
+    expect(statusesOf(text)).toEqual([400])
+    expect(text).toContain(reason)
+  })
+})
