@@ -83,3 +83,17 @@ describe('what every session of the pool is told at connection', () => {
     client.release(true)
   })
 })
+
+describe('statements sent directly to PostgreSQL', () => {
+  const { open } = useFreshDatabases()
+
+  it('are prepared once on each connection (named), and answer as unnamed ones do', async () => {
+    const { db } = await open({ poolSize: 1 })
+    const pets = createPostgresPetRepository(db)
+    const added = await run(pets.add(aPetData()))
+    for (let i = 0; i < 3; i++) expect(await run(pets.list({ after: 0 as never, limit: 5 }))).toEqual([added])
+    const { rows } = await sql<{ name: string; statement: string }>`
+      SELECT name, statement FROM pg_prepared_statements WHERE statement ILIKE ${'%FROM "pets"%'}`.execute(db)
+    expect(rows.map((r) => r.name)).toEqual([expect.stringMatching(/^pets_\d+$/)])
+  })
+})

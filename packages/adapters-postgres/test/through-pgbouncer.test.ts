@@ -121,6 +121,31 @@ describe('the pool behind PgBouncer in transaction mode', () => {
     }
   })
 
+  it('prepares no statement on the server connections, which change between transactions', async () => {
+    const fresh = await open({ through: await bouncer() })
+    const pets = createPostgresPetRepository(fresh.db)
+    await Promise.all(Array.from({ length: 20 }, () => run(pets.list({ after: 0 as never, limit: 5 }))))
+    const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_prepared_statements`.execute(
+      fresh.db,
+    )
+    expect(Number(rows[0]!.n)).toBe(0)
+  })
+
+  it('still answers when told there is no pooler: a statement the server connection lacks (26000) or has from another client (42P05) stops naming them', async () => {
+    const own = await startTestPgBouncer(postgres.url, { ownProcess: true, poolSize: 2 })
+    try {
+      const fresh = await open({ through: own, pooler: 'none', sendSessionSettings: false })
+      const pets = createPostgresPetRepository(fresh.db)
+      const added = await run(pets.add(aPetData()))
+      const lists = await Promise.all(
+        Array.from({ length: 40 }, () => run(pets.list({ after: 0 as never, limit: 5 }))),
+      )
+      for (const list of lists) expect(list).toEqual([added])
+    } finally {
+      await own.stop()
+    }
+  })
+
   it('has the server cancel a statement that runs over statement_timeout (57014), the connection kept', async () => {
     const fresh = await open({ through: await bouncer(), statementTimeoutMs: 300 })
     const slow = await sql`SELECT pg_sleep(5)`.execute(fresh.db).catch((error: unknown) => error)
