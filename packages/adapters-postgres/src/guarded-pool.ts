@@ -1,5 +1,6 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
+import { watchDeadlines, type Deadline } from './query-deadlines.js'
 import { classifyStoreError, sqlstateOf } from './unavailable.js'
 
 // SQLSTATEs after which the server has closed the session: the connection is of no further use.
@@ -65,9 +66,8 @@ export class QueryReadTimeoutError extends Error {
  * out again (it releases every client without an error, and pg keeps a client whose query timed
  * out on its side):
  *
- * - a query unanswered after `queryTimeoutMs` fails at once. The timeout is decided only after
- *   the input that already arrived has been read (`setImmediate` after the timer), so a process
- *   that was busy for a while does not time out a query whose answer was waiting in its socket;
+ * - a query unanswered after `queryTimeoutMs` fails at once (`watchDeadlines`: not before the
+ *   input that already arrived has been read);
  * - a connection whose query broke it (that timeout, a socket error, a session the server ended)
  *   is released with that error, which makes pg destroy it;
  * - such a failure also makes every connection that has not been answered since that query was
@@ -97,6 +97,8 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     destroySocket(client)
   }
 
+  const deadlines = watchDeadlines(Math.max(1, Math.min(50, queryTimeoutMs / 4)), now)
+
   const query = (entry: Tracked, text: string, parameters: ReadonlyArray<unknown> | undefined) =>
     new Promise<pg.QueryResult>((resolve, reject) => {
       const sentAt = now()
@@ -108,39 +110,39 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
         } else entry.lastAnsweredAt = now()
         reject(error)
       }
-      const timer =
+      const deadline: Deadline | undefined =
         queryTimeoutMs > 0
-          ? setTimeout(
-              () =>
-                setImmediate(() => {
-                  if (settled) return
-                  settled = true
-                  fail(
-                    new QueryReadTimeoutError(
-                      `Query read timeout: PostgreSQL did not answer within ${queryTimeoutMs} ms; the connection is destroyed`,
-                    ),
-                  )
-                }),
-              queryTimeoutMs,
-            )
+          ? {
+              at: sentAt + queryTimeoutMs,
+              expire: () => {
+                if (settled) return
+                settled = true
+                fail(
+                  new QueryReadTimeoutError(
+                    `Query read timeout: PostgreSQL did not answer within ${queryTimeoutMs} ms; the connection is destroyed`,
+                  ),
+                )
+              },
+            }
           : undefined
-      Promise.resolve()
-        .then(() => send(entry.client, text, parameters ?? []))
-        .then(
-          (result) => {
-            clearTimeout(timer)
-            if (settled) return
-            settled = true
-            entry.lastAnsweredAt = now()
-            resolve(result)
-          },
-          (error: unknown) => {
-            clearTimeout(timer)
-            if (settled) return
-            settled = true
-            fail(error)
-          },
-        )
+      // A send that throws instead of rejecting rejects this promise (the executor's throw).
+      const answer = send(entry.client, text, parameters ?? [])
+      if (deadline !== undefined) deadlines.add(deadline)
+      answer.then(
+        (result) => {
+          if (deadline !== undefined) deadlines.remove(deadline)
+          if (settled) return
+          settled = true
+          entry.lastAnsweredAt = now()
+          resolve(result)
+        },
+        (error: unknown) => {
+          if (deadline !== undefined) deadlines.remove(deadline)
+          if (settled) return
+          settled = true
+          fail(error)
+        },
+      )
     })
 
   const track = (client: pg.PoolClient): Tracked => {
