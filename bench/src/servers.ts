@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { NODE_FLAGS } from '@pets/api'
 import type { LaunchSpec } from './launch.js'
 
 /** Where the data lives: the process's memory, or PostgreSQL. */
@@ -31,12 +32,15 @@ const envOf = (shared: Shared): Record<string, string> => ({
   ...(shared.databaseUrl === undefined ? {} : { DATABASE_URL: shared.databaseUrl }),
 })
 
-/** The service, at the log level it ships with (LOG_LEVEL unset: info). */
+/**
+ * The service, at the log level it ships with (LOG_LEVEL unset: info), with the node flags its
+ * bin starts node with (NODE_FLAGS), then `nodeFlags`.
+ */
 export const serviceSpec = (shared: Shared, nodeFlags: ReadonlyArray<string> = []): LaunchSpec => ({
   name: 'service',
   script: SERVICE_MAIN,
   env: envOf(shared),
-  nodeFlags,
+  nodeFlags: [...NODE_FLAGS, ...nodeFlags],
 })
 
 /**

@@ -6,10 +6,11 @@
 // less memory. Identifiers are not minified (esbuild's keepNames would wrap every function made
 // per request, a third of a request's CPU: measured), and a source map lies beside each file.
 import { build } from 'esbuild'
-import { readFileSync, rmSync } from 'node:fs'
+import { chmodSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url))
+const { NODE_FLAGS } = await import(new URL('../dist/node-flags.js', import.meta.url).href)
 rmSync(`${dist}bin`, { recursive: true, force: true })
 
 // pg asks at import whether it runs in a Cloudflare Worker by building a fetch Response, which
@@ -66,10 +67,16 @@ await build({
   // Found at run time from the installed packages: pg's optional native binding (never used),
   // and swagger-ui-dist, whose files the docs page serves from its folder.
   external: ['pg-native', 'swagger-ui-dist'],
-  // The CommonJS packages inside call require() for node's modules; an ES module has none.
+  // The first line runs the file with the service's node flags (src/node-flags.ts); a chunk's is
+  // never read. The CommonJS packages inside call require() for node's modules; an ES module has none.
   banner: {
-    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    js:
+      `#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}\n` +
+      "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
   plugins: [nodeOnlyPg, esModulesOfFpTs],
   logLevel: 'warning',
 })
+
+// `pnpm start` and a container run the file itself, so that its first line gives node its flags.
+chmodSync(`${dist}bin/animal-store.mjs`, 0o755)

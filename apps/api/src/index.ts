@@ -1,6 +1,7 @@
 export { loadConfig, type AppConfig, type AppEnv, type LogLevel, type StorageConfig } from './config.js'
 export { createService, type AnimalStoreService, type ServiceOptions } from './create-service.js'
 export { createLogger, type Logger } from './logger.js'
+export { NODE_FLAGS } from './node-flags.js'
 export { startServer, type RunningServer, type StopOutcome } from './start-server.js'
 // The parts createService wires, for hosts that compose their own (and the benchmark's ablation).
 export { httpLoggerOf } from './logger.js'

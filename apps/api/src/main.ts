@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { generateApiKey } from '@pets/wire/api-key-secret'
 import * as E from 'fp-ts/lib/Either.js'
 import cluster from 'node:cluster'
@@ -54,6 +53,11 @@ const main = async (argv: ReadonlyArray<string>) => {
   const config = loadConfig(process.env, { stdoutIsTty: process.stdout.isTTY === true })
   if (E.isLeft(config)) return fail(['cannot start:', ...config.left])
   if (command === 'serve' && rest.length === 0) return serveCommand(config.right)
+  // A command's reader that stops reading (`animal-store openapi | head`) is no failure of it.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+    process.exit(0)
+  })
   // Each command's module (and the adapters it needs) is loaded only when it runs.
   if (command === 'migrate' && rest.length === 0)
     return (await import('./commands/migrate.js')).migrateCommand(config.right, print)

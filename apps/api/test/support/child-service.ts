@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { NODE_FLAGS } from '../../src/node-flags.js'
 
 /** The bundled entry point, as `pnpm start`, the bin and a container run it. */
 export const MAIN = fileURLToPath(new URL('../../dist/bin/animal-store.mjs', import.meta.url))
@@ -50,7 +51,8 @@ export const startChild = ({
   listening = 1,
 }: ChildServiceOptions): Promise<ChildService> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN], {
+    // With the flags its first line gives node, as when the file is run itself.
+    const child = spawn(process.execPath, [...NODE_FLAGS, MAIN], {
       env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_FORMAT: 'json', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
