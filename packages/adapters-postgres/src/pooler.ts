@@ -1,4 +1,4 @@
-import type pg from 'pg'
+import pg from 'pg'
 import type { GuardOptions } from './guarded-pool.js'
 import { withSettingsFirst } from './session-settings.js'
 import { sqlstateOf } from './unavailable.js'
@@ -55,6 +55,18 @@ const preparedStatements = () => {
   }
 }
 
+// A named statement as a Query of its own: given a config object, pg copies it with every
+// property descriptor first (cloneQueryConfig: 13.6 µs of each list request in a CPU profile).
+// The name is read when the query is submitted.
+const sendNamed = (client: pg.PoolClient, name: string, text: string, values: ReadonlyArray<unknown>) =>
+  new Promise<pg.QueryResult>((resolve, reject) => {
+    const query = new pg.Query(text, values as Array<unknown>, (error, result) =>
+      error === undefined || error === null ? resolve(result) : reject(error),
+    )
+    ;(query as unknown as { name: string }).name = name
+    client.query(query)
+  })
+
 // What PgBouncer answers (08P01) to a startup parameter it does not know.
 const REFUSED_PARAMETER = /unsupported startup parameter/
 
@@ -74,7 +86,7 @@ export const poolerAwareness = (pool: pg.Pool, mode: PoolerMode, perTransaction:
       if (pooler === false && values.length > 0) {
         const name = prepared.nameOf(text)
         if (name !== undefined)
-          return client.query({ name, text, values: values as Array<unknown> }).catch((error: unknown) => {
+          return sendNamed(client, name, text, values).catch((error: unknown) => {
             // A pooler the first connection did not reveal: no statement outlives a transaction.
             if (!SHARED_SERVER_CONNECTION.has(sqlstateOf(error) ?? '')) throw error
             prepared.stop()
