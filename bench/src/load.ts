@@ -28,6 +28,9 @@ export class InvalidRun extends Error {
   override readonly name = 'InvalidRun'
 }
 
+// A run whose wrk ended without its result line (see drive).
+class WrkGaveNoResult extends InvalidRun {}
+
 /** The value at quantile q (0..1) of ascending numbers. */
 export const quantile = (sorted: ArrayLike<number>, q: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
@@ -140,11 +143,14 @@ const runWrk = (url: string, scenario: Scenario, load: Load, apiKey: string): Pr
       timer = setTimeout(() => child.kill('SIGINT'), load.durationS * 1000)
     }, 2)
     child.once('error', reject)
-    child.once('exit', () => {
+    child.once('exit', (code, signal) => {
       clearInterval(waitForHandler)
       clearTimeout(timer)
       const line = output.split('\n').find((l) => l.startsWith('WRK_RESULT '))
-      if (line === undefined) reject(new InvalidRun(`wrk gave no result for ${url}:\n${output.trim()}`))
+      if (line === undefined)
+        reject(
+          new WrkGaveNoResult(`wrk gave no result for ${url} (exit ${signal ?? code}):\n${output.trim()}`),
+        )
       else resolve(JSON.parse(line.slice('WRK_RESULT '.length)) as WrkResult)
     })
   })
@@ -165,7 +171,13 @@ export const drive = async (
   let peakRssBytes: number
   let result: WrkResult
   try {
-    result = await runWrk(`${target.url}${scenario.path}`, scenario, load, apiKey)
+    // wrk itself, killed before it wrote a line (its output is buffered), says nothing of the
+    // server: that run is made once more. Anything the server answered wrongly still stops the run.
+    result = await runWrk(`${target.url}${scenario.path}`, scenario, load, apiKey).catch((error: unknown) => {
+      if (!(error instanceof WrkGaveNoResult)) throw error
+      process.stderr.write(`${error.message.split('\n')[0]}; running it once more\n`)
+      return runWrk(`${target.url}${scenario.path}`, scenario, load, apiKey)
+    })
   } finally {
     peakRssBytes = rss.stop()
   }
