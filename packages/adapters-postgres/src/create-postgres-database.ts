@@ -3,6 +3,7 @@ import pg from 'pg'
 import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
 import { guardPool } from './guarded-pool.js'
 import { poolerAwareness, type ConnectionFacts, type PoolerMode } from './pooler.js'
+import { registerRunner, type RunStatement } from './run-statement.js'
 import type { Database } from './schema.js'
 import {
   keepAliveOf,
@@ -142,6 +143,7 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
   const guarded = guardPool(pool, { queryTimeoutMs, ...pooler.guard })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guarded }) })
   lockTimeouts.set(db, settings.lock_timeout)
+  registerRunner(db, guarded.run as RunStatement)
   const connectionFacts = () => pooler.facts(guarded.connect)
   factsOf.set(db, connectionFacts)
   let closing: Promise<void> | undefined

@@ -27,6 +27,11 @@ type Tracked = {
 
 /** The kysely pool over a pg pool, and what it counts, for tests and metrics. */
 export type GuardedPool = PostgresPool & {
+  /**
+   * Runs one statement on a connection of its own, checked out and released around it, with the
+   * same guards as a query through `connect`: without kysely's layers, for the request path.
+   */
+  readonly run: (text: string, values: ReadonlyArray<unknown>) => Answer
   /** Connections destroyed because they broke or were presumed dead. */
   readonly evictions: () => number
 }
@@ -167,23 +172,31 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     return entry
   }
 
+  // Each turn either returns or destroys one idle connection, so this ends: at worst with a
+  // connection opened now.
+  const checkOut = async (): Promise<Tracked> => {
+    for (;;) {
+      const client = await pool.connect().catch((error: unknown) => {
+        if (options.retryConnect?.(error) === true) return pool.connect()
+        throw error
+      })
+      const first = !tracked.has(client)
+      const entry = track(client)
+      const firstUse = first ? options.firstUse?.((text) => query(entry, text, undefined), client) : undefined
+      await firstUse?.catch((error: unknown) => (entry.wrapper.release(), Promise.reject(error)))
+      if (entry.lastAnsweredAt >= suspectBefore) return entry
+      evict(entry.client, new Error('presumed dead: not answered since another connection broke'))
+    }
+  }
+
   return {
-    connect: async () => {
-      // Each turn either returns or destroys one idle connection, so this ends: at worst with a
-      // connection opened now.
-      for (;;) {
-        const client = await pool.connect().catch((error: unknown) => {
-          if (options.retryConnect?.(error) === true) return pool.connect()
-          throw error
-        })
-        const first = !tracked.has(client)
-        const entry = track(client)
-        const firstUse = first
-          ? options.firstUse?.((text) => query(entry, text, undefined), client)
-          : undefined
-        await firstUse?.catch((error: unknown) => (entry.wrapper.release(), Promise.reject(error)))
-        if (entry.lastAnsweredAt >= suspectBefore) return entry.wrapper
-        evict(entry.client, new Error('presumed dead: not answered since another connection broke'))
+    connect: async () => (await checkOut()).wrapper,
+    run: async (text, values) => {
+      const entry = await checkOut()
+      try {
+        return await query(entry, text, values)
+      } finally {
+        entry.wrapper.release()
       }
     },
     end: async () => {

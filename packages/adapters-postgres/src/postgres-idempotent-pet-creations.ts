@@ -12,9 +12,10 @@ import {
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { CompiledQuery, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
 import { lockTimeoutOf } from './create-postgres-database.js'
+import { runStatementOn } from './run-statement.js'
 import type { Database } from './schema.js'
 import { toCategoryId, toPetId } from './to-pet-id.js'
 import { tryStore } from './unavailable.js'
@@ -95,6 +96,7 @@ export const createPostgresIdempotentPetCreations = (
   options: PostgresIdempotentPetCreationsOptions = {},
 ): IdempotentPetCreations => {
   const byRequest = options.clock === 'request'
+  const run = runStatementOn(db)
   const lockTimeoutMs = options.lockTimeoutMs ?? lockTimeoutOf(db)
   const batchSize = options.cleanupBatchSize ?? 1000
   const onAddOnce = reportAs(options, 'creations.addOnce')
@@ -102,9 +104,7 @@ export const createPostgresIdempotentPetCreations = (
 
   const removeBatch = async (before: Date) => {
     const values = [byRequest ? before : null, String(IDEMPOTENCY_WINDOW_MS), batchSize]
-    const { rows } = await db.executeQuery(
-      CompiledQuery.raw(REMOVE_BATCH, values) as CompiledQuery<{ mine: boolean; removed: string }>,
-    )
+    const { rows } = await run<{ mine: boolean; removed: string }>(REMOVE_BATCH, values)
     return { mine: rows[0]?.mine === true, removed: Number(rows[0]?.removed ?? 0) }
   }
 
@@ -123,7 +123,7 @@ export const createPostgresIdempotentPetCreations = (
             String(creation.at.getTime() - creation.expiredBefore.getTime()),
             lockTimeoutMs,
           ]
-          const { rows } = await db.executeQuery(CompiledQuery.raw(CREATE_ONCE, values) as CompiledQuery<Row>)
+          const { rows } = await run<Row>(CREATE_ONCE, values)
           return rows[0]
         }, onAddOnce),
         TE.flatMap((row) => TE.fromEither(toOutcome(row))),

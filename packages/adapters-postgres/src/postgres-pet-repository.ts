@@ -2,9 +2,10 @@ import type { Pet, PetName, PetRepository } from '@pets/domain'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
+import type { Compilable, Kysely } from 'kysely'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
 import { lockTimeoutOf } from './create-postgres-database.js'
+import { runStatementOn } from './run-statement.js'
 import type { Database, PetRow } from './schema.js'
 import { toCategoryId, toPetId } from './to-pet-id.js'
 import { tryStore } from './unavailable.js'
@@ -31,10 +32,7 @@ type Row = Pick<PetRow, (typeof columns)[number]>
 
 // Compiled once: kysely would build and compile the same text on every call (about 15 µs of a
 // request, bench/RESULTS.md); only the values change, given in the order of the placeholders.
-const statement = (query: Compilable) => {
-  const text = query.compile().sql
-  return (values: ReadonlyArray<unknown>) => CompiledQuery.raw(text, [...values]) as CompiledQuery<Row>
-}
+const textOf = (query: Compilable) => query.compile().sql
 
 const toPet = (row: Row): Pet => ({
   id: toPetId(row.id),
@@ -56,37 +54,34 @@ export const createPostgresPetRepository = (
   const [onAdd, onFind, onList] = ['pets.add', 'pets.findById', 'pets.list'].map((operation) =>
     reportAs(options, operation),
   )
+  const run = runStatementOn(db)
   const pets = db.selectFrom('pets').select(columns)
-  const find = statement(pets.where('id', '=', '0'))
-  const listAll = statement(pets.where('id', '>', '0').orderBy('id').limit(1))
+  const find = textOf(pets.where('id', '=', '0'))
+  const listAll = textOf(pets.where('id', '>', '0').orderBy('id').limit(1))
   // With a status, pets_status_id_idx (status, id) serves the page; without, the primary key.
-  const listByStatus = statement(
-    pets.where('status', '=', 'sold').where('id', '>', '0').orderBy('id').limit(1),
-  )
+  const listByStatus = textOf(pets.where('status', '=', 'sold').where('id', '>', '0').orderBy('id').limit(1))
   return {
     add: (pet) =>
       pipe(
         tryStore(async () => {
           const values = [lockTimeout, pet.name, String(pet.categoryId), pet.status]
-          const { rows } = await db.executeQuery(CompiledQuery.raw(INSERT, values) as CompiledQuery<Row>)
+          const { rows } = await run<Row>(INSERT, values)
           return rows[0]!
         }, onAdd),
         TE.map(toPet),
       ),
     findById: (id) =>
       pipe(
-        tryStore(() => db.executeQuery(find([String(id)])), onFind),
+        tryStore(() => run<Row>(find, [String(id)]), onFind),
         TE.map(({ rows }) => pipe(O.fromNullable(rows[0]), O.map(toPet))),
       ),
     list: ({ after, limit, status }) =>
       pipe(
         tryStore(
           () =>
-            db.executeQuery(
-              status === undefined
-                ? listAll([String(after), limit])
-                : listByStatus([status, String(after), limit]),
-            ),
+            status === undefined
+              ? run<Row>(listAll, [String(after), limit])
+              : run<Row>(listByStatus, [status, String(after), limit]),
           onList,
         ),
         TE.map(({ rows }) => rows.map(toPet)),
