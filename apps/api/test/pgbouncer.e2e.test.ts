@@ -160,14 +160,21 @@ describe('several instances through PgBouncer in transaction mode', () => {
     expect([onA.status, onB.status]).toEqual([401, 401])
   })
 
-  it('refuses migrations and LISTEN through the pooler when DATABASE_DIRECT_URL is missing, and still honours a revocation', async () => {
+  it('runs with DATABASE_URL alone through the pooler once the schema is there, refusing only migrations and LISTEN, and still honours a revocation', async () => {
+    // Migrations need a session: through the pooler alone a database without the schema is refused.
+    const empty = await openFreshDatabase(inject('postgres'), { empty: true })
+    cleanups.push(empty.close)
+    await expect(
+      startTestService({
+        mode: 'child',
+        env: { API_KEYS: KEY, DATABASE_URL: (await pgbouncer()).through(empty.url) },
+      }),
+    ).rejects.toThrow(/Migrations did not run: they hold session advisory locks.*DATABASE_DIRECT_URL/s)
+    // With the schema in place (migrated once, directly), nothing but DATABASE_URL is needed.
     const database = await freshDatabase()
     const pooled = (await pgbouncer()).through(database.url)
-    // Migrations need a session too: through the pooler alone the service refuses to start.
-    await expect(
-      startTestService({ mode: 'child', env: { API_KEYS: KEY, DATABASE_URL: pooled } }),
-    ).rejects.toThrow(/Migrations did not run: they hold session advisory locks.*DATABASE_DIRECT_URL/s)
-    const [svc] = await instances({ DATABASE_URL: pooled, MIGRATE_ON_START: 'false' }, 1)
+    const [svc] = await instances({ DATABASE_URL: pooled }, 1)
+    expect(svc!.output()).toMatch(/migrations: up to date/)
     await pollUntil('the LISTEN refusal is logged', () => svc!.output().includes('LISTEN refused'), 15_000)
     const refusal = svc!
       .output()

@@ -109,6 +109,22 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
     return ended
   }
 
+  // Before any LISTEN: through a transaction pooler it would stay on whichever server connection
+  // ran it, for other clients to inherit. A pooler answers the startup with a backend key of its
+  // own, not the server's pid (as the pool's detection finds it, pooler.ts).
+  const refuseAPooler = async (client: pg.Client) => {
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+    if (Number(rows[0]?.pid) !== (client as unknown as { processID?: number }).processID)
+      throw new ListenUnheardError(
+        'The LISTEN connection (listen.connectionString) goes through a transaction pooler (PgBouncer in ' +
+          'transaction mode?): its backend pid is not the one the startup gave. LISTEN there never hears ' +
+          'anything, and would stay on a server connection that other clients get. No LISTEN was sent. ' +
+          'Set it to a direct connection to the same database (DATABASE_DIRECT_URL). ' +
+          'Until then every API key is looked up in the database.',
+      )
+  }
+
+  // The LISTEN hears a NOTIFY sent through the pool: it reaches the same database, and hears.
   const prove = async (client: pg.Client) => {
     const channel = `api_keys_probe_${randomBytes(8).toString('hex')}`
     const payload = randomBytes(8).toString('hex')
@@ -141,8 +157,10 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
       application_name: options.applicationName ?? 'api-keys-listener',
       connectionTimeoutMillis: timeoutMs,
       query_timeout: timeoutMs,
+      // As the pool's: a silent path to the server is noticed within about 15 s even while idle
+      // (libuv probes once a second after the first, 10 times), besides the heartbeat.
       keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
+      keepAliveInitialDelayMillis: 5000,
     })
     current = client
     client.on('error', (error) => void lost(client, error))
@@ -153,6 +171,7 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
     })
     try {
       await client.connect()
+      await refuseAPooler(client)
       await client.query(`LISTEN ${hooks.channel}`)
       await prove(client)
       if (client !== current) return

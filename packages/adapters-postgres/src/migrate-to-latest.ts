@@ -25,29 +25,31 @@ export class MigrationsNeedSessionError extends Error {
  * session advisory lock, held on one connection for the whole run, lets several instances start
  * together on an empty database. Throws an Error naming the migration that failed.
  *
- * Refuses, with a MigrationsNeedSessionError and before any statement of its own, a handle of
- * createPostgresDatabase that found a connection pooler: a session lock (this one, and kysely's
- * own around the run) would stay on whichever server connection took it, and block every later run.
+ * Through a connection pooler (a handle of createPostgresDatabase that found one), a schema that is
+ * up to date is found so with one read, and nothing more is done; one that needs migrations is
+ * refused with a MigrationsNeedSessionError before any lock: a session lock (this one, and
+ * kysely's own around the run) would stay on whichever server connection took it.
  */
 export const migrateToLatest = async <DB>(
   db: Kysely<DB>,
   log: MigrationLog = () => {},
 ): Promise<ReadonlyArray<string>> => {
-  if (await throughPooler(db))
-    throw new MigrationsNeedSessionError(
-      'Migrations did not run: they hold session advisory locks, and this connection goes through a ' +
-        'connection pooler (PgBouncer?), which would leave the locks on a server connection. Run them on a ' +
-        'direct connection to PostgreSQL: set DATABASE_DIRECT_URL (or run `animal-store migrate` with ' +
-        'DATABASE_URL on PostgreSQL itself).',
-    )
   return db.connection().execute(async (connection) => {
     // The usual start: every migration ran already. One read says so, without a lock or kysely's
-    // checks of its tables; anything else (a table missing, a migration this code does not know)
-    // takes the whole way below, which migrates or says what is wrong.
+    // checks of its tables, and it is safe through a pooler; anything else (a table missing, a
+    // migration this code does not know) takes the whole way below, which migrates or says what is
+    // wrong.
     if (await upToDate(connection)) {
       log('migrations: up to date')
       return []
     }
+    if (await throughPooler(db))
+      throw new MigrationsNeedSessionError(
+        'Migrations did not run: they hold session advisory locks, and this connection goes through a ' +
+          'connection pooler (PgBouncer?), which would leave the locks on a server connection. Run them on a ' +
+          'direct connection to PostgreSQL: set DATABASE_DIRECT_URL (or run `animal-store migrate` with ' +
+          'DATABASE_URL on PostgreSQL itself).',
+      )
     await acquireLock(connection, log)
     let failed = true
     try {

@@ -180,6 +180,10 @@ describe('the pool behind PgBouncer in transaction mode', () => {
     expect(rows).toEqual([])
     // On the direct connection they run.
     expect((await migrateToLatest(direct.db)).length).toBeGreaterThan(0)
+    // Once they ran, the pooler alone will do: an instance finds the schema up to date with a read.
+    const lines: Array<string> = []
+    expect(await migrateToLatest(fresh.db, (line) => lines.push(line))).toEqual([])
+    expect(lines).toEqual(['migrations: up to date'])
   })
 
   it('refuses LISTEN through the pooler with a clear error, and checks every key in the database', async () => {
@@ -196,6 +200,14 @@ describe('the pool behind PgBouncer in transaction mode', () => {
     expect(store.servingFromMemory()).toBe(false)
     expect(errors[0]).toBeInstanceOf(ListenUnheardError)
     expect(errors[0]?.message).toMatch(/transaction pooler.*DATABASE_DIRECT_URL/s)
+    // No LISTEN was left on a server connection that PgBouncer hands to other clients: as many
+    // queries at once as the pool holds connections reach the server connections it last used.
+    const listening = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        sql<{ channel: string }>`SELECT pg_listening_channels() AS channel, pg_sleep(0.1)`.execute(fresh.db),
+      ),
+    )
+    expect(listening.flatMap((result) => result.rows)).toEqual([])
     expect(O.isSome(await run(store.authenticate(key)))).toBe(true)
     await run(revoker.revoke(record.id))
     expect(O.isNone(await run(store.authenticate(key)))).toBe(true)

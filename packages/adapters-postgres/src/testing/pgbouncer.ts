@@ -29,7 +29,8 @@ export type PgBouncerOptions = {
   readonly ownProcess?: boolean
 }
 
-const BINARY = process.env['PGBOUNCER_BIN'] ?? '/usr/sbin/pgbouncer'
+// Debian's, unless PGBOUNCER_BIN names another.
+const binaryOf = (env: NodeJS.ProcessEnv) => env['PGBOUNCER_BIN'] ?? '/usr/sbin/pgbouncer'
 
 export const HOW_TO_PROVIDE_PGBOUNCER = [
   'Provide one of:',
@@ -81,8 +82,12 @@ ignore_startup_parameters = extra_float_digits
 logfile = ${join(o.dir, 'pgbouncer.log')}
 `
 
-const startOwn = async (serverUrl: string, options: PgBouncerOptions): Promise<TestPgBouncer> => {
-  if (!existsSync(BINARY)) throw new Error(`PgBouncer is not installed: ${BINARY} does not exist.`)
+const startOwn = async (
+  serverUrl: string,
+  options: PgBouncerOptions,
+  binary: string,
+): Promise<TestPgBouncer> => {
+  if (!existsSync(binary)) throw new Error(`PgBouncer is not installed: ${binary} does not exist.`)
   const server = new URL(serverUrl)
   const user = decodeURIComponent(server.username || 'postgres')
   const password = decodeURIComponent(server.password)
@@ -109,9 +114,9 @@ const startOwn = async (serverUrl: string, options: PgBouncerOptions): Promise<T
   const [command, args] = asRoot
     ? [
         'setpriv',
-        ['--reuid=postgres', '--regid=postgres', '--init-groups', BINARY, join(dir, 'pgbouncer.ini')],
+        ['--reuid=postgres', '--regid=postgres', '--init-groups', binary, join(dir, 'pgbouncer.ini')],
       ]
-    : [BINARY, [join(dir, 'pgbouncer.ini')]]
+    : [binary, [join(dir, 'pgbouncer.ini')]]
   const child: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -142,13 +147,13 @@ const startOwn = async (serverUrl: string, options: PgBouncerOptions): Promise<T
     if (child.exitCode !== null || child.signalCode !== null) break
     why = await whyNot(url, 2000)
     if (why === undefined)
-      return { url, through: throughBouncer(url), source: `${BINARY} (port ${port})`, stop }
+      return { url, through: throughBouncer(url), source: `${binary} (port ${port})`, stop }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   const log = `${output}${logOf()}`.trim()
   await stop()
   throw new Error(
-    `PgBouncer (${BINARY}) did not answer on 127.0.0.1:${port}: ${child.exitCode === null ? why : `it exited with ${child.exitCode}`}` +
+    `PgBouncer (${binary}) did not answer on 127.0.0.1:${port}: ${child.exitCode === null ? why : `it exited with ${child.exitCode}`}` +
       (log === '' ? '' : `\nIts output:\n${log}`),
   )
 }
@@ -180,7 +185,7 @@ export const startTestPgBouncer = async (
     )
   }
   try {
-    return await startOwn(serverUrl, options)
+    return await startOwn(serverUrl, options, binaryOf(env))
   } catch (error) {
     throw new Error(
       `No PgBouncer for the tests: ${error instanceof Error ? error.message : String(error)}\n${HOW_TO_PROVIDE_PGBOUNCER}`,
