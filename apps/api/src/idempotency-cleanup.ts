@@ -19,8 +19,9 @@ export type IdempotencyCleanupOptions = {
 
 /**
  * Removes the records of Idempotency-Keys older than 24 hours at start and every `everyMs`, so
- * that their table stays bounded. Each process does it; on one database the removals overlap
- * harmlessly. A failure is logged and tried again at the next turn.
+ * that their table stays bounded. Each process starts it; on PostgreSQL one instance removes at a
+ * time (each batch takes a lock that another instance's removal, finding it taken, leaves to the
+ * holder). A failure is logged and tried again at the next turn.
  */
 export const startIdempotencyCleanup = ({
   forgetExpired,

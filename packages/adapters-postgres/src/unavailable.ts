@@ -87,6 +87,18 @@ export const classifyStoreError = (error: unknown, depth = 0): StoreErrorKind =>
  */
 export const isUnavailableError = (error: unknown): boolean => classifyStoreError(error) !== 'defect'
 
+/**
+ * Whether the database answered but refuses writes: `25006` (a read-only transaction: a standby,
+ * or `default_transaction_read_only` during a failover), or a hot standby's `55000` "recovery is
+ * in progress" (where a write first asks for the id-ordering lock).
+ */
+const refusesWrites = (error: unknown): boolean => {
+  const sqlstate = sqlstateOf(error)
+  if (sqlstate === '25006') return true
+  const message = (error as { message?: unknown } | null)?.message
+  return sqlstate === '55000' && typeof message === 'string' && RECOVERY_MESSAGE.test(message)
+}
+
 /** The SQLSTATE of an error from PostgreSQL (or of its cause), if it has one. */
 export const sqlstateOf = (error: unknown, depth = 0): string | undefined => {
   if (typeof error !== 'object' || error === null || depth > 8) return undefined
@@ -147,8 +159,7 @@ export const tryStore =
         if (kind === 'defect') throw error
         if (kind === 'retry' && attempt === 1) continue
         report(options, error, attempt > 1)
-        // 25006: the database answers but refuses writes (a standby, or a failover in progress).
-        return E.left(sqlstateOf(error) === '25006' ? storeRefusesWrites(error) : storeUnavailable(error))
+        return E.left(refusesWrites(error) ? storeRefusesWrites(error) : storeUnavailable(error))
       }
     }
   }

@@ -153,6 +153,17 @@ describe('tryStore, retrying and reporting', () => {
     ])
   })
 
+  it('answers StoreRefusesWrites for a hot standby, whose writes fail at the id-ordering lock (55000)', async () => {
+    const standby = withCode(
+      '55000',
+      'cannot acquire lock mode ExclusiveLock on database objects while recovery is in progress',
+    )
+    expect(await tryStore(() => Promise.reject(standby))()).toEqual(E.left(storeRefusesWrites(standby)))
+    // Another 55000 is a bug, not an outage.
+    const other = withCode('55000', 'cursor "c" is not positioned on a row')
+    await expect(tryStore(() => Promise.reject(other))()).rejects.toBe(other)
+  })
+
   it('still answers StoreUnavailable when the reporter throws', async () => {
     const outage = withCode('57P01')
     const answer = await tryStore(() => Promise.reject(outage), {
