@@ -35,9 +35,25 @@ describe('sharedCheck: what /readyz asks the store', () => {
     for (; ms < 10_000; ms += 10) {
       answers.push(ready()())
       store.answer(E.right(undefined))
+      await answers.at(-1)
     }
     expect(store.asked()).toBe(10)
     expect(await Promise.all(answers)).toHaveLength(1_000)
+  })
+
+  it('never runs a second check while one is still waiting, however long it takes', async () => {
+    let ms = 0
+    const store = aCheck()
+    const ready = sharedCheck(store.check, { everyMs: 1_000, now: () => ms })
+    // A database that takes 3 s to answer: probes every 100 ms all share the one check.
+    const answers: Array<Promise<E.Either<string, void>>> = []
+    for (; ms < 3_000; ms += 100) answers.push(ready()())
+    expect(store.asked()).toBe(1)
+    store.answer(E.left('slow'))
+    expect(await Promise.all(answers)).toEqual(answers.map(() => E.left('slow')))
+    // Answered, and its period long over: the next probe asks again.
+    ready()()
+    expect(store.asked()).toBe(2)
   })
 
   it('asks again after a check that threw, rather than sharing the defect', async () => {

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto'
 import type { Duplex } from 'node:stream'
 import { toErrorResponse } from './problems.js'
 
-const REASONS: Readonly<Record<string, string>> = {
-  HPE_HEADER_OVERFLOW: 'The request line and headers must be at most 16 KiB together.',
-  ERR_HTTP_REQUEST_TIMEOUT: 'The request did not arrive in time.',
-  ERR_HTTP_HEADERS_TIMEOUT: 'The request headers did not arrive in time.',
-}
+// A Map, as every lookup by a name that came with an error: no inherited name passes.
+const REASONS: ReadonlyMap<string, string> = new Map([
+  ['HPE_HEADER_OVERFLOW', 'The request line and headers must be at most 16 KiB together.'],
+  ['ERR_HTTP_REQUEST_TIMEOUT', 'The request did not arrive in time.'],
+  ['ERR_HTTP_HEADERS_TIMEOUT', 'The request headers did not arrive in time.'],
+])
 
 /**
  * A `clientError` listener for node:http servers: a request the HTTP parser refuses (headers over
@@ -24,7 +25,7 @@ export const answerClientError = (
     socket.destroy()
     return
   }
-  const reason = REASONS[error.code ?? ''] ?? 'The request is not valid HTTP/1.1.'
+  const reason = REASONS.get(error.code ?? '') ?? 'The request is not valid HTTP/1.1.'
   const { body } = toErrorResponse({ _tag: 'MalformedRequest', reason })
   const json = JSON.stringify(body)
   // An answer to HEAD has no body: a client would read one as the start of the next answer.

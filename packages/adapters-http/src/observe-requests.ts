@@ -10,6 +10,9 @@ import type { HttpContext } from './request-state.js'
 export type RequestObserver = (ctx: HttpContext, startedMs: number, aborted: boolean) => void
 
 const LONGEST_PATH_LOGGED = 256
+// nginx's status for a request whose client closed the connection before the answer: no answer
+// was sent, so the line must not show one (a 500 for an error thrown after the client left).
+const CLIENT_CLOSED_REQUEST = 499
 
 // The path of the request line as sent, without its query: what a scan tried.
 const rawPathOf = (url: string): string => {
@@ -39,7 +42,7 @@ export const observeRequests = (
       method: ctx.method,
       route: state.route ?? null,
       operation: state.operation ?? null,
-      status: ctx.status,
+      status: aborted ? CLIENT_CLOSED_REQUEST : ctx.status,
       durationMs: performance.now() - startedMs,
       apiKeyId: state.apiKey?.keyId ?? null,
       clientAddress: state.clientAddress ?? '',

@@ -14,6 +14,7 @@ export type ObservedRequest = {
   readonly route: string | null
   /** The operation id, such as `getPet`; null outside the operations of the interface. */
   readonly operation: string | null
+  /** The status answered; 499 (nginx's "client closed request") when `aborted`. */
   readonly status: number
   readonly durationMs: number
   /** The id of the API key that authenticated the request; null when none did. */
@@ -26,8 +27,8 @@ export type ObservedRequest = {
    */
   readonly path: string | null
   /**
-   * The client went away before its answer could be sent: no fault of the service, whatever
-   * `status` says it would have answered.
+   * The client went away before its answer could be sent: no fault of the service, whatever its
+   * handler did meanwhile (even an error thrown once the request's stream was gone).
    */
   readonly aborted: boolean
 }

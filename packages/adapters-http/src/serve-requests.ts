@@ -84,11 +84,13 @@ export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsO
       else await serveOutside(ctx, path)
     } catch (error) {
       if (clientGone(ctx)) logger.info({ requestId, err: error }, 'request failed after its client went away')
-      else logger.error({ requestId, err: error }, 'request failed')
-      // A defect may have set headers meant for a success.
-      for (const name of Object.keys(ctx.response.headers)) if (!KEPT_ON_ERROR.has(name)) ctx.remove(name)
-      stamp(ctx.res, requestId)
-      sendProblem(ctx, INTERNAL_ERROR)
+      else {
+        logger.error({ requestId, err: error }, 'request failed')
+        // A defect may have set headers meant for a success.
+        for (const name of Object.keys(ctx.response.headers)) if (!KEPT_ON_ERROR.has(name)) ctx.remove(name)
+        stamp(ctx.res, requestId)
+        sendProblem(ctx, INTERNAL_ERROR)
+      }
     }
     const aborted = clientGone(ctx)
     if (!aborted && bodyLeftUnread(ctx.req)) ctx.set('Connection', 'close')

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { OutgoingHttpHeaders } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SWAGGER_UI_VERSION } from './support/swagger-ui-version.js'
 import {
   BEARER,
   KEYS,
@@ -284,7 +285,7 @@ describe('the HTTP adapter under arbitrary input (fast-check, in-process, in mem
 // Every path the service answers, outside /v1 and under it, and what lies around them: the
 // operator's endpoints, the document, the docs page and its assets (whose names once were looked
 // up in a plain object), and segments that name a prototype's properties, percent-encoded or not.
-const SWAGGER_UI = '5.35.0'
+const SWAGGER_UI = SWAGGER_UI_VERSION
 const KNOWN_PATHS = [
   '/',
   '/healthz',

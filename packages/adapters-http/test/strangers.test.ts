@@ -7,6 +7,7 @@ import { UNKNOWN_NAMED } from '@pets/domain'
 import { createTokenBucketRateLimiter, DOCS_PATH, type ObservedRequest } from '../src/index.js'
 import { recordingLogger } from './serve.js'
 import { BEARER, errorBodyOf, KEYS, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
+import { SWAGGER_UI_VERSION } from './support/swagger-ui-version.js'
 
 // Sends raw bytes on a new connection and collects everything the server writes until it closes.
 const raw = (port: number, text: string, { endAfterWrite = false } = {}) =>
@@ -36,7 +37,11 @@ describe('what a caller without a key, or a careless one, can make the service d
   it.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])(
     'answers 404 for the docs asset named %s: inherited names are no assets',
     async (name) => {
-      for (const path of [`${DOCS_PATH}/assets/5.35.0/${name}`, `${DOCS_PATH}/${name}`, `/${name}`]) {
+      for (const path of [
+        `${DOCS_PATH}/assets/${SWAGGER_UI_VERSION}/${name}`,
+        `${DOCS_PATH}/${name}`,
+        `/${name}`,
+      ]) {
         const answer = await app.send({ path })
         expect(answer.status).toBe(404)
         expect(errorBodyOf(answer).code).toBe('not_found')
@@ -191,6 +196,8 @@ describe('a client that goes away', () => {
       )
       await expect.poll(() => seen.length, { timeout: 5_000 }).toBe(1)
       expect(seen[0]!.aborted).toBe(true)
+      // No answer went out, and the line says so: never a 500.
+      expect(seen[0]!.status).toBe(499)
       expect(logger.lines.map((l) => [l.level, l.message])).toEqual([
         ['info', 'request failed after its client went away'],
         ['info', 'request'],
