@@ -5,6 +5,7 @@ import { InvalidRun } from './load.js'
 import { parseOptions } from './options.js'
 import { notesOf, renderReport } from './report.js'
 import { runBench } from './run-bench.js'
+import { withFlood } from './run-flood.js'
 import { withPgBouncer } from './run-pgbouncer.js'
 
 // pnpm bench [--smoke] …: see options.ts, and bench/README.md.
@@ -16,7 +17,12 @@ const main = async () => {
   const report = await runBench(options, (line) => console.log(line))
   const earlier =
     options.out !== undefined && existsSync(options.out) ? readFileSync(options.out, 'utf8') : ''
-  const markdown = await withPgBouncer(renderReport(report, notesOf(earlier)), options, report, console.log)
+  const markdown = await withFlood(
+    await withPgBouncer(renderReport(report, notesOf(earlier)), options, report, console.log),
+    options,
+    report,
+    console.log,
+  )
   console.log(`\n${markdown}`)
   if (options.out !== undefined) {
     writeFileSync(options.out, markdown)

@@ -1,8 +1,12 @@
-import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import {
+  openFreshDatabase,
+  startDelayingProxy,
+  type DelayingProxy,
+  type FreshDatabase,
+} from '@pets/adapters-postgres/testing'
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { Agent, request } from 'node:http'
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { startTestService, type ChildService } from './support/test-service.js'
 
@@ -20,47 +24,6 @@ const WINDOW_MS = 1_000
 const WINDOWS = 20
 // Answers that began this soon after a turn are counted in neither.
 const SETTLE_MS = 150
-
-// The end of a connection's startup: ReadyForQuery, 'Z' and its length, 5.
-const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5])
-
-/**
- * A TCP proxy that delays what PostgreSQL answers by `delayMs`, in order, once a connection has
- * started: each query then takes that long, and opening a connection no longer than it did.
- */
-const delayingProxy = async (target: URL, delayMs: number) => {
-  const sockets = new Set<Socket>()
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname)
-    for (const socket of [client, upstream]) {
-      sockets.add(socket)
-      socket.on('close', () => sockets.delete(socket))
-      socket.on('error', () => socket.destroy())
-    }
-    let started = false
-    client.on('data', (chunk: Buffer) => upstream.write(chunk))
-    upstream.on('data', (chunk: Buffer) => {
-      if (started) setTimeout(() => client.destroyed || client.write(chunk), delayMs)
-      else {
-        started = chunk.includes(READY_FOR_QUERY)
-        client.write(chunk)
-      }
-    })
-    client.on('close', () => upstream.destroy())
-    upstream.on('close', () => setTimeout(() => client.destroy(), delayMs))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = new URL(target)
-  url.hostname = '127.0.0.1'
-  url.port = String((server.address() as AddressInfo).port)
-  return {
-    url: url.toString(),
-    close: async () => {
-      sockets.forEach((s) => s.destroy())
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    },
-  }
-}
 
 // The flood runs in a process of its own, so that its bookkeeping never delays the timing of the
 // client with a key. In each odd window from `start` on, each connection sends a random key, reads
@@ -138,11 +101,11 @@ const p99 = (samples: ReadonlyArray<Sample>) => {
 
 describe('a flood of keys that are not valid (PostgreSQL, a real process)', () => {
   let database: FreshDatabase
-  let proxy: Awaited<ReturnType<typeof delayingProxy>>
+  let proxy: DelayingProxy
   let svc: ChildService
   beforeAll(async () => {
     database = await openFreshDatabase(inject('postgres'))
-    proxy = await delayingProxy(new URL(database.url), QUERY_MS)
+    proxy = await startDelayingProxy(database.url, QUERY_MS)
     svc = await startTestService({
       mode: 'child',
       env: {

@@ -1,3 +1,4 @@
+export { startDelayingProxy, type DelayingProxy } from './delaying-proxy.js'
 export { findTestServer, type TestServer } from './find-test-server.js'
 export { openFreshDatabase, type FreshDatabase, type FreshDatabaseOptions } from './open-fresh-database.js'
 export { provideTestDatabase, type ProvidedTestDatabase, type TestDatabase } from './provide-test-database.js'
