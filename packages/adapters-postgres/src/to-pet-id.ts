@@ -3,11 +3,14 @@ import { CategoryId, PetId } from '@pets/domain'
 type Guard<A> = { readonly is: (u: unknown) => u is A }
 
 // A defect, not a 4xx: the service never stores an id a JSON number cannot carry exactly, so such
-// a value means someone wrote the row by hand or the identity ran past 2^53 - 1.
+// a value means someone wrote the row by hand or the identity ran past 2^53 - 1. PostgreSQL writes
+// an int8 as digits with an optional minus sign and nothing else, which Number reads exactly up to
+// 2^53 - 1; past it, Number rounds to a value the codec refuses. (A regular expression first cost
+// twice the rest: 200 of these per page of 100.)
 const fromInt8 =
   <A>(codec: Guard<A>, column: string) =>
   (raw: string): A => {
-    const n = /^-?[0-9]+$/.test(raw) ? Number(raw) : Number.NaN
+    const n = Number(raw)
     if (codec.is(n)) return n
     throw new Error(
       `${column} holds ${JSON.stringify(raw)}, which is not an integer from 1 to 2^53 - 1 (Number.isSafeInteger fails)`,
