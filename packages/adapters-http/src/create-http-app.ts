@@ -1,6 +1,7 @@
 import Koa from 'koa'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import { docsPageAt } from './docs-page.js'
+import { LeanKoa } from './lean-koa.js'
 import { silentLogger, type HttpLogger } from './logger.js'
 import { buildOpenApiDocument, type OpenApiServer } from './openapi/build-openapi-document.js'
 import { openApiEndpointAt } from './openapi-endpoint.js'
@@ -21,10 +22,11 @@ export type HttpAppOptions = PetsRouterOptions & {
  * The whole HTTP API as a Koa app that does not listen: request id, logging and error mapping,
  * `GET /healthz`, `/readyz` and `/metrics`, the OpenAPI document at `/openapi.json` and its
  * rendering at `/docs`, the pet operations under `/v1`, and 404 for everything else. It is one
- * Koa middleware: every path is decided by one dispatch, prepared here (bench/RESULTS.md).
+ * Koa middleware: every path is decided by one dispatch, prepared here (bench/RESULTS.md), on a
+ * LeanKoa, which writes the usual answers without Koa's per-response watch.
  */
 export const createHttpApp = (options: HttpAppOptions): Koa<RequestState> => {
-  const app = new Koa<RequestState>()
+  const app = new LeanKoa<RequestState>()
   // Every error is answered by serveRequests; Koa's own handler would only print it again.
   app.silent = true
   const servers = options.servers ?? [{ url: options.publicBaseUrl }]
@@ -56,7 +58,7 @@ export type OperationsAppOptions = {
  * reaches), so that they never share the public one.
  */
 export const createOperationsApp = ({ operations, logger }: OperationsAppOptions): Koa<RequestState> => {
-  const app = new Koa<RequestState>()
+  const app = new LeanKoa<RequestState>()
   app.silent = true
   app.use(
     serveRequests({
