@@ -1,4 +1,4 @@
-import Koa from 'koa'
+import type Koa from 'koa'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import { docsPageAt } from './docs-page.js'
 import { LeanKoa } from './lean-koa.js'
