@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { OutgoingHttpHeaders } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTokenBucketRateLimiter, type HttpAppOptions } from '../src/index.js'
 import { SWAGGER_UI_VERSION } from './support/swagger-ui-version.js'
 import {
   BEARER,
@@ -422,63 +423,85 @@ const DOCUMENTED: ReadonlyMap<string, { readonly type: RegExp; readonly body?: s
   [`/docs/assets/${SWAGGER_UI}/favicon-32x32.png`, { type: /^image\/png$/ }],
 ])
 
-describe('the whole URL space, with and without a key (fast-check, in-process, in memory)', () => {
-  let served: ServedApp
-  beforeAll(async () => {
-    served = await serveApp(
-      memoryApp({
-        operations: {
-          ready: () => TE.right(undefined),
-          metrics: async () => ({
-            contentType: 'text/plain; version=0.0.4; charset=utf-8',
-            body: METRICS_TEXT,
-          }),
-        },
-      }).options,
-    )
-  })
-  afterAll(async () => {
-    await served.close()
-  })
+// As the adapter is built by default, and as the service builds it: with the limit on failed
+// authentications per address (small here, so that random keys soon meet its 429).
+const LIMITS: ReadonlyArray<readonly [string, () => Partial<HttpAppOptions>, boolean]> = [
+  ['without a limit on failed authentications', () => ({}), false],
+  [
+    'with a limit on failed authentications',
+    () => ({
+      authFailureLimiter: createTokenBucketRateLimiter({ perSecond: 1, burst: 5, maxKeys: 1000 }),
+      trustedProxies: 1,
+    }),
+    true,
+  ],
+]
 
-  it(
-    'answers any method on any path with an Error body or the documented content, never a 5xx but the 501 of /v1/store/orders',
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(anyUrlRequest, async (sent) => {
-          const answer = await served.send(sent)
-          const where = `${sent.method} ${sent.path} -> ${answer.status} ${answer.text.slice(0, 200)}`
-          const path = sent.path.split('?')[0]!
-          expect(answer.headers['x-request-id'], where).toBeTruthy()
-          expect(answer.headers['x-content-type-options'], where).toBe('nosniff')
-          if (answer.status === 501) {
-            expect(['/v1/store/orders', '/v1/store/orders/'], where).toContain(path)
-            expect(['GET', 'HEAD'], where).toContain(sent.method)
-          } else expect(answer.status, where).toBeLessThan(500)
-          if (answer.status >= 400) {
-            expect(answer.headers['content-type'], where).toMatch(/^application\/json/)
-            if (sent.method !== 'HEAD') expectWellFormed(sent, answer)
-            return
-          }
-          expect(answer.status, where).toBeGreaterThanOrEqual(200)
-          const documented = DOCUMENTED.get(path)
-          if (documented === undefined) {
-            // Only the operations of /v1 answer elsewhere, and always in JSON.
-            expect(path, where).toMatch(/^\/v1\//i)
-            expect(answer.headers['content-type'], where).toMatch(/^application\/json/)
-            if (sent.method !== 'HEAD') JSON.parse(answer.text)
-            return
-          }
-          expect(['GET', 'HEAD'], where).toContain(sent.method)
-          expect(answer.headers['content-type'], where).toMatch(documented.type)
-          if (sent.method === 'HEAD') return
-          if (documented.body !== undefined) expect(answer.text, where).toBe(documented.body)
-          if (path === '/openapi.json')
-            expect(JSON.parse(answer.text), where).toMatchObject({ openapi: '3.1.0' })
-        }),
-        { numRuns: RUNS },
+describe.each(LIMITS)(
+  'the whole URL space, with and without a key (fast-check, in-process, in memory), %s',
+  (_, limits, limited) => {
+    let served: ServedApp
+    beforeAll(async () => {
+      served = await serveApp(
+        memoryApp({
+          operations: {
+            ready: () => TE.right(undefined),
+            metrics: async () => ({
+              contentType: 'text/plain; version=0.0.4; charset=utf-8',
+              body: METRICS_TEXT,
+            }),
+          },
+          ...limits(),
+        }).options,
       )
-    },
-    TIMEOUT_MS,
-  )
-})
+    })
+    afterAll(async () => {
+      await served.close()
+    })
+
+    it(
+      'answers any method on any path with an Error body or the documented content, never a 5xx but the 501 of /v1/store/orders',
+      async () => {
+        const statuses = new Set<number>()
+        await fc.assert(
+          fc.asyncProperty(anyUrlRequest, async (sent) => {
+            const answer = await served.send(sent)
+            statuses.add(answer.status)
+            const where = `${sent.method} ${sent.path} -> ${answer.status} ${answer.text.slice(0, 200)}`
+            const path = sent.path.split('?')[0]!
+            expect(answer.headers['x-request-id'], where).toBeTruthy()
+            expect(answer.headers['x-content-type-options'], where).toBe('nosniff')
+            if (answer.status === 501) {
+              expect(['/v1/store/orders', '/v1/store/orders/'], where).toContain(path)
+              expect(['GET', 'HEAD'], where).toContain(sent.method)
+            } else expect(answer.status, where).toBeLessThan(500)
+            if (answer.status >= 400) {
+              expect(answer.headers['content-type'], where).toMatch(/^application\/json/)
+              if (sent.method !== 'HEAD') expectWellFormed(sent, answer)
+              return
+            }
+            expect(answer.status, where).toBeGreaterThanOrEqual(200)
+            const documented = DOCUMENTED.get(path)
+            if (documented === undefined) {
+              // Only the operations of /v1 answer elsewhere, and always in JSON.
+              expect(path, where).toMatch(/^\/v1\//i)
+              expect(answer.headers['content-type'], where).toMatch(/^application\/json/)
+              if (sent.method !== 'HEAD') JSON.parse(answer.text)
+              return
+            }
+            expect(['GET', 'HEAD'], where).toContain(sent.method)
+            expect(answer.headers['content-type'], where).toMatch(documented.type)
+            if (sent.method === 'HEAD') return
+            if (documented.body !== undefined) expect(answer.text, where).toBe(documented.body)
+            if (path === '/openapi.json')
+              expect(JSON.parse(answer.text), where).toMatchObject({ openapi: '3.1.0' })
+          }),
+          { numRuns: RUNS },
+        )
+        // With the limit, random keys from one address met its 429 (an Error body, as checked above).
+        expect(statuses.has(429)).toBe(limited)
+      },
+      TIMEOUT_MS,
+    )
+  },
+)

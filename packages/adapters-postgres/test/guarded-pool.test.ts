@@ -3,6 +3,7 @@ import { run, runLeft } from '@pets/domain/testing'
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { createPostgresDatabase, createPostgresPetRepository, tryStore } from '../src/index.js'
+import { runStatementOn } from '../src/run-statement.js'
 import { startSilentProxy } from './support/silent-proxy.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
@@ -50,6 +51,17 @@ describe('dead connections leave the pool', () => {
     const after = (await pid.execute(behind.db)).rows[0]!.pid
     expect(before).not.toContain(after)
     expect(behind.pool.totalCount).toBe(1)
+  })
+
+  it('runs a statement on the guarded pool directly, and gives the connection back after a failure too', async () => {
+    const { db, pool, evictions } = await open({ poolSize: 1 })
+    const runStatement = runStatementOn(db)
+    await expect(runStatement('SELECT 1 / $1::int AS never', [0])).rejects.toMatchObject({ code: '22012' })
+    // With the only connection still out, this would wait and time out.
+    expect((await runStatement<{ one: number }>('SELECT $1::int AS one', [1])).rows).toEqual([{ one: 1 }])
+    expect(pool.idleCount).toBe(1)
+    // A division by zero is the server's answer: the connection stays.
+    expect(evictions()).toBe(0)
   })
 
   it('destroys a connection whose query timed out on the client, and never hands it out again', async () => {
