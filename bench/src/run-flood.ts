@@ -1,4 +1,4 @@
-import { startDelayingProxy, type DelayingProxy } from '@pets/adapters-postgres/testing'
+import { startDelayingProxy, type PostgresProxy } from '@pets/adapters-postgres/testing'
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { Agent, request } from 'node:http'
@@ -151,7 +151,7 @@ export const runFlood = async (options: BenchOptions, log: (line: string) => voi
   const windowS = 1
   await createDatabase(options.adminUrl, name)
   const direct = databaseUrl(options.adminUrl, name)
-  let proxy: DelayingProxy | undefined
+  let proxy: PostgresProxy | undefined
   const key = randomBytes(24).toString('base64url')
   try {
     await serviceCommand(direct, 'migrate')
@@ -231,14 +231,3 @@ export const floodSection = (f: FloodFigures): string =>
       ]),
     ),
   ].join('\n')
-
-/** `markdown` with the flood section at its end when the run includes PostgreSQL (a hook of main.ts). */
-export const withFlood = async (
-  markdown: string,
-  options: BenchOptions,
-  report: { readonly modes: ReadonlyArray<{ readonly mode: string }> },
-  log: (line: string) => void,
-): Promise<string> => {
-  if (!report.modes.some((m) => m.mode === 'postgres')) return markdown
-  return `${markdown.trimEnd()}\n\n${floodSection(await runFlood(options, log))}\n`
-}

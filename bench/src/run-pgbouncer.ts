@@ -1,5 +1,4 @@
 import { startTestPgBouncer, type TestPgBouncer } from '@pets/adapters-postgres/testing'
-import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { launch, type Launched } from './launch.js'
 import { drive, median, type Load, type Sample } from './load.js'
@@ -215,19 +214,4 @@ export const pgBouncerSection = (f: PgBouncerFigures): string => {
     '',
     table(['scenario', 'req/s, all processes', 'p50 ms', 'p99 ms', 'requests answered'], crowdRows),
   ].join('\n')
-}
-
-/**
- * `markdown` (the report of runBench) with the PgBouncer section at its end, after running it when
- * the run includes PostgreSQL; `markdown` as it is otherwise. The hook of main.ts.
- */
-export const withPgBouncer = async (
-  markdown: string,
-  options: BenchOptions,
-  report: { readonly modes: ReadonlyArray<{ readonly mode: string }> },
-  log: (line: string) => void,
-): Promise<string> => {
-  if (!report.modes.some((m) => m.mode === 'postgres')) return markdown
-  const section = pgBouncerSection(await runPgBouncer(options, [randomBytes(24).toString('base64url')], log))
-  return `${markdown.trimEnd()}\n\n${section}\n`
 }

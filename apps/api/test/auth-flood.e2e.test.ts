@@ -1,7 +1,7 @@
 import {
   openFreshDatabase,
   startDelayingProxy,
-  type DelayingProxy,
+  type PostgresProxy,
   type FreshDatabase,
 } from '@pets/adapters-postgres/testing'
 import { spawn } from 'node:child_process'
@@ -101,7 +101,7 @@ const p99 = (samples: ReadonlyArray<Sample>) => {
 
 describe('a flood of keys that are not valid (PostgreSQL, a real process)', () => {
   let database: FreshDatabase
-  let proxy: DelayingProxy
+  let proxy: PostgresProxy
   let svc: ChildService
   beforeAll(async () => {
     database = await openFreshDatabase(inject('postgres'))

@@ -1,7 +1,7 @@
-import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { openFreshDatabase, startPostgresProxy, type FreshDatabase } from '@pets/adapters-postgres/testing'
 import { pollUntil } from '@pets/domain/testing'
 import type { Middleware } from 'koa'
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
+import { connect } from 'node:net'
 import { afterEach, describe, expect, inject, it, vi } from 'vitest'
 import {
   startTestService,
@@ -27,45 +27,26 @@ const sample = (text: string, name: string, labels: Record<string, string> = {})
  */
 const countingProxy = async (target: URL) => {
   let queries = 0
-  const sockets = new Set<Socket>()
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname)
-    for (const socket of [client, upstream]) {
-      sockets.add(socket)
-      socket.on('close', () => sockets.delete(socket))
-      socket.on('error', () => socket.destroy())
-    }
+  const proxy = await startPostgresProxy(target.toString(), () => {
     let pending = Buffer.alloc(0)
     let started = false
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk)
-      pending = Buffer.concat([pending, chunk])
-      for (;;) {
-        const header = started ? 5 : 4
-        if (pending.length < header) break
-        const length = pending.readInt32BE(started ? 1 : 0) + (started ? 1 : 0)
-        if (pending.length < length) break
-        if (started && (pending[0] === 0x51 || pending[0] === 0x50)) queries++ // 'Q', 'P'
-        started = true
-        pending = pending.subarray(length)
-      }
-    })
-    upstream.on('data', (chunk: Buffer) => client.write(chunk))
-    client.on('close', () => upstream.destroy())
-    upstream.on('close', () => client.destroy())
+    return {
+      toServer: (chunk, send) => {
+        send(chunk)
+        pending = Buffer.concat([pending, chunk])
+        for (;;) {
+          const header = started ? 5 : 4
+          if (pending.length < header) break
+          const length = pending.readInt32BE(started ? 1 : 0) + (started ? 1 : 0)
+          if (pending.length < length) break
+          if (started && (pending[0] === 0x51 || pending[0] === 0x50)) queries++ // 'Q', 'P'
+          started = true
+          pending = pending.subarray(length)
+        }
+      },
+    }
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = new URL(target)
-  url.hostname = '127.0.0.1'
-  url.port = String((server.address() as AddressInfo).port)
-  return {
-    url: url.toString(),
-    queries: () => queries,
-    close: async () => {
-      sockets.forEach((s) => s.destroy())
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    },
-  }
+  return { ...proxy, queries: () => queries }
 }
 
 describe('the service against strangers (in-process)', () => {

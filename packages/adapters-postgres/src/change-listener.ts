@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { destroySocket } from './guarded-pool.js'
+import { BACKEND_PID, startupKeyIsNotTheServers } from './pooler.js'
 
 /** Where and how the dedicated LISTEN connection connects. */
 export type ListenOptions = {
@@ -110,11 +111,10 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
   }
 
   // Before any LISTEN: through a transaction pooler it would stay on whichever server connection
-  // ran it, for other clients to inherit. A pooler answers the startup with a backend key of its
-  // own, not the server's pid (as the pool's detection finds it, pooler.ts).
+  // ran it, for other clients to inherit. Found as the pool finds a pooler (pooler.ts).
   const refuseAPooler = async (client: pg.Client) => {
-    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
-    if (Number(rows[0]?.pid) !== (client as unknown as { processID?: number }).processID)
+    const { rows } = await client.query<{ pid: number }>(BACKEND_PID)
+    if (startupKeyIsNotTheServers(client, rows[0]?.pid))
       throw new ListenUnheardError(
         'The LISTEN connection (listen.connectionString) goes through a transaction pooler (PgBouncer in ' +
           'transaction mode?): its backend pid is not the one the startup gave. LISTEN there never hears ' +

@@ -1,9 +1,8 @@
-import { Kysely, PostgresDialect } from 'kysely'
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
 import { guardPool } from './guarded-pool.js'
 import { poolerAwareness, type ConnectionFacts, type PoolerMode } from './pooler.js'
-import { registerRunner, type RunStatement } from './run-statement.js'
 import type { Database } from './schema.js'
 import {
   keepAliveOf,
@@ -16,6 +15,12 @@ import {
 
 export { sessionSettings, type KeepAliveOptions } from './session-settings.js'
 export type { ConnectionFacts, PoolerMode } from './pooler.js'
+
+/** Runs one statement with its values; resolves with its rows. */
+export type RunStatement = <Row>(
+  text: string,
+  values: ReadonlyArray<unknown>,
+) => Promise<{ readonly rows: ReadonlyArray<Row> }>
 
 /** How to reach PostgreSQL, and how long to wait for it. */
 export type PostgresDatabaseOptions = {
@@ -87,25 +92,39 @@ const int8AsText = (): pg.TypeOverrides => {
   return types
 }
 
-// The lock timeout of each handle made here, so that the adapters repeat the pool's own inside
-// their writes unless told otherwise.
-const lockTimeouts = new WeakMap<object, number>()
+// What each handle made here knows, for the adapters and migrateToLatest given only the handle:
+// the lock timeout they repeat inside their writes, what the pool learned of its path (a pooler?),
+// and how they run a statement on its guarded pool directly.
+type HandleFacts = {
+  readonly lockTimeoutMs: number
+  readonly connectionFacts: () => Promise<ConnectionFacts>
+  readonly run: RunStatement
+}
+const handles = new WeakMap<object, HandleFacts>()
 
 /**
  * The lock timeout the adapters set inside their writes on `db`: the pool's `lockTimeoutMs` when
  * `db` was made by createPostgresDatabase, else DEFAULT_LOCK_TIMEOUT_MS.
  */
-export const lockTimeoutOf = (db: object): number => lockTimeouts.get(db) ?? DEFAULT_LOCK_TIMEOUT_MS
-
-// What each handle made here knows of its path, so that migrateToLatest can tell a pooler.
-const factsOf = new WeakMap<object, () => Promise<ConnectionFacts>>()
+export const lockTimeoutOf = (db: object): number => handles.get(db)?.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
 
 /**
  * Whether `db` reaches PostgreSQL through a connection pooler: learned by createPostgresDatabase
  * (connecting once if needed); false for a handle made elsewhere.
  */
 export const throughPooler = async (db: object): Promise<boolean> =>
-  (await factsOf.get(db)?.())?.pooler ?? false
+  (await handles.get(db)?.connectionFacts())?.pooler ?? false
+
+/**
+ * How the adapters run a statement on `db`: on a handle made by createPostgresDatabase, directly on
+ * its guarded pool (kysely's executor, connection provider, driver and connection are an async
+ * layer each, which cost a request on PostgreSQL allocation and microtasks: bench/RESULTS.md); on
+ * any other kysely handle, through kysely.
+ */
+export const runStatementOn = (db: Kysely<Database>): RunStatement =>
+  handles.get(db)?.run ??
+  (<Row>(text: string, values: ReadonlyArray<unknown>) =>
+    db.executeQuery(CompiledQuery.raw(text, [...values]) as CompiledQuery<Row>))
 
 /** Opens a connection pool to PostgreSQL and a kysely handle on it. Connects lazily, on the first query. */
 export const createPostgresDatabase = (options: PostgresDatabaseOptions): PostgresDatabase => {
@@ -142,10 +161,8 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
   const pooler = poolerAwareness(pool, mode, send ? perTransactionSettings(settings) : undefined)
   const guarded = guardPool(pool, { queryTimeoutMs, ...pooler.guard })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guarded }) })
-  lockTimeouts.set(db, settings.lock_timeout)
-  registerRunner(db, guarded.run as RunStatement)
   const connectionFacts = () => pooler.facts(guarded.connect)
-  factsOf.set(db, connectionFacts)
+  handles.set(db, { lockTimeoutMs: settings.lock_timeout, connectionFacts, run: guarded.run as RunStatement })
   let closing: Promise<void> | undefined
   return {
     db,

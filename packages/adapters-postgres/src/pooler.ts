@@ -67,6 +67,16 @@ const sendNamed = (client: pg.PoolClient, name: string, text: string, values: Re
     client.query(query)
   })
 
+/** The statement whose `pid` startupKeyIsNotTheServers compares. */
+export const BACKEND_PID = 'SELECT pg_backend_pid() AS pid'
+
+/**
+ * Whether a connection goes through a pooler, from `pid` (what BACKEND_PID answered on it): a pooler
+ * answers the startup with a backend key of its own, not the server's pid.
+ */
+export const startupKeyIsNotTheServers = (client: pg.ClientBase, pid: unknown): boolean =>
+  Number(pid) !== (client as unknown as { processID?: number }).processID
+
 // What PgBouncer answers (08P01) to a startup parameter it does not know.
 const REFUSED_PARAMETER = /unsupported startup parameter/
 
@@ -116,10 +126,8 @@ export const poolerAwareness = (pool: pg.Pool, mode: PoolerMode, perTransaction:
     },
     firstUse: async (query, client) => {
       if (pooler !== undefined) return
-      const { rows } = await query('SELECT pg_backend_pid() AS pid')
-      // A pooler answers the startup with a backend key of its own, not the server's.
-      const processID = (client as unknown as { processID?: number }).processID
-      pooler ??= Number((rows[0] as { pid?: unknown } | undefined)?.pid) !== processID
+      const { rows } = await query(BACKEND_PID)
+      pooler ??= startupKeyIsNotTheServers(client, (rows[0] as { pid?: unknown } | undefined)?.pid)
     },
   }
   return {

@@ -35,6 +35,10 @@ const RETRY_SQLSTATES = new Set(['40001', '40P01'])
 // "cannot acquire lock mode ExclusiveLock on database objects while recovery is in progress".
 const RECOVERY_MESSAGE = /recovery is in progress/
 
+// A hot standby's refusal of a lock (55000 is also used for other states of objects).
+const inRecovery = ({ code, message }: { code?: unknown; message?: unknown }): boolean =>
+  code === '55000' && typeof message === 'string' && RECOVERY_MESSAGE.test(message)
+
 // pg reports its own timeouts and broken clients with plain Errors that carry no code.
 const PG_MESSAGES = [
   /^Connection terminated/,
@@ -55,8 +59,7 @@ const ownKind = (error: ErrorFields): StoreErrorKind | undefined => {
     if (RETRY_SQLSTATES.has(code)) return 'retry'
     if (NODE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_CLASSES.test(code))
       return 'unavailable'
-    if (code === '55000' && typeof message === 'string' && RECOVERY_MESSAGE.test(message))
-      return 'unavailable'
+    if (inRecovery(error)) return 'unavailable'
   }
   if (typeof message === 'string' && PG_MESSAGES.some((pattern) => pattern.test(message)))
     return 'unavailable'
@@ -92,11 +95,10 @@ export const isUnavailableError = (error: unknown): boolean => classifyStoreErro
  * or `default_transaction_read_only` during a failover), or a hot standby's `55000` "recovery is
  * in progress" (where a write first asks for the id-ordering lock).
  */
-const refusesWrites = (error: unknown): boolean => {
-  const sqlstate = sqlstateOf(error)
-  if (sqlstate === '25006') return true
-  const message = (error as { message?: unknown } | null)?.message
-  return sqlstate === '55000' && typeof message === 'string' && RECOVERY_MESSAGE.test(message)
+const refusesWrites = (error: unknown, depth = 0): boolean => {
+  if (typeof error !== 'object' || error === null || depth > 8) return false
+  const fields = error as ErrorFields
+  return fields.code === '25006' || inRecovery(fields) || refusesWrites(fields.cause, depth + 1)
 }
 
 /** The SQLSTATE of an error from PostgreSQL (or of its cause), if it has one. */
