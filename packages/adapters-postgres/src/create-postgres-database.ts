@@ -2,6 +2,7 @@ import { CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
 import { guardPool } from './guarded-pool.js'
+import type { RunDone, Statement } from './statement.js'
 import { poolerAwareness, type ConnectionFacts, type PoolerMode } from './pooler.js'
 import type { Database } from './schema.js'
 import {
@@ -15,6 +16,13 @@ import {
 
 export { sessionSettings, type KeepAliveOptions } from './session-settings.js'
 export type { ConnectionFacts, PoolerMode } from './pooler.js'
+
+/** Runs a statement of the request path; calls `done` once, with the error or the decoded rows. */
+export type RunPrepared = <Row>(
+  statement: Statement<Row>,
+  values: ReadonlyArray<string | null>,
+  done: RunDone<Row>,
+) => void
 
 /** Runs one statement with its values; resolves with its rows. */
 export type RunStatement = <Row>(
@@ -94,11 +102,12 @@ const int8AsText = (): pg.TypeOverrides => {
 
 // What each handle made here knows, for the adapters and migrateToLatest given only the handle:
 // the lock timeout they repeat inside their writes, what the pool learned of its path (a pooler?),
-// and how they run a statement on its guarded pool directly.
+// and how they run a statement on its guarded pool directly (a Statement, without a promise).
 type HandleFacts = {
   readonly lockTimeoutMs: number
   readonly connectionFacts: () => Promise<ConnectionFacts>
   readonly run: RunStatement
+  readonly runPrepared: RunPrepared
 }
 const handles = new WeakMap<object, HandleFacts>()
 
@@ -126,6 +135,37 @@ export const runStatementOn = (db: Kysely<Database>): RunStatement =>
   (<Row>(text: string, values: ReadonlyArray<unknown>) =>
     db.executeQuery(CompiledQuery.raw(text, [...values]) as CompiledQuery<Row>))
 
+/**
+ * How the adapters run a statement of the request path on `db`: on a handle made by
+ * createPostgresDatabase, the guarded pool's `runStatement` (statement.ts: no pg Query, Result or
+ * promise; about a third of a PostgreSQL list's CPU in this process, bench/RESULTS.md); on any other
+ * kysely handle, through kysely, each row's columns given to the decoder as text.
+ */
+export const preparedRunnerOn = (db: Kysely<Database>): RunPrepared => {
+  const facts = handles.get(db)
+  if (facts !== undefined) return facts.runPrepared
+  const run = runStatementOn(db)
+  return <Row>(statement: Statement<Row>, values: ReadonlyArray<string | null>, done: RunDone<Row>) =>
+    void run<Record<string, unknown>>(statement.text, values).then(
+      ({ rows }) => {
+        let decoded: Array<Row>
+        try {
+          decoded = rows.map((row) =>
+            statement.decode(statement.columns.map((column) => asText(row[column]))),
+          )
+        } catch (error) {
+          return done(error instanceof Error ? error : new Error(String(error)), [])
+        }
+        done(undefined, decoded)
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error)), []),
+    )
+}
+
+// A value as PostgreSQL's text output gives it, for the types of the statements' columns (text, int8).
+const asText = (value: unknown): string | null =>
+  value === null || value === undefined ? null : String(value)
+
 /** Opens a connection pool to PostgreSQL and a kysely handle on it. Connects lazily, on the first query. */
 export const createPostgresDatabase = (options: PostgresDatabaseOptions): PostgresDatabase => {
   const statementTimeoutMs = options.statementTimeoutMs ?? 750
@@ -144,9 +184,9 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 1000,
     // No `statement_timeout` here: pg would send it as a startup parameter of its own, which a
     // transaction pooler refuses (it closes the connection); it travels in `options` instead.
-    // pg's own query timeout is only a backstop for those who use `pool` directly: through `db`,
-    // the guard below times queries out first, and destroys their connections.
-    query_timeout: queryTimeoutMs > 0 ? queryTimeoutMs + 1000 : undefined,
+    // No `query_timeout` either: pg would set and clear a timer for every query (a few µs of each
+    // request, bench/RESULTS.md). The guard below times out every query made through `db` and the
+    // adapters, from one interval; a query on `pool` itself has the server's statement timeout.
     application_name: options.applicationName,
     keepAlive: true,
     keepAliveInitialDelayMillis: keepAlive.idleMs,
@@ -162,7 +202,12 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
   const guarded = guardPool(pool, { queryTimeoutMs, ...pooler.guard })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guarded }) })
   const connectionFacts = () => pooler.facts(guarded.connect)
-  handles.set(db, { lockTimeoutMs: settings.lock_timeout, connectionFacts, run: guarded.run as RunStatement })
+  handles.set(db, {
+    lockTimeoutMs: settings.lock_timeout,
+    connectionFacts,
+    run: guarded.run as RunStatement,
+    runPrepared: guarded.runStatement,
+  })
   let closing: Promise<void> | undefined
   return {
     db,

@@ -1,6 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
 import { watchDeadlines, type Deadline } from './query-deadlines.js'
+import { submitStatement, type RunDone, type Statement } from './statement.js'
 import { classifyStoreError, sqlstateOf } from './unavailable.js'
 
 // SQLSTATEs after which the server has closed the session: the connection is of no further use.
@@ -29,9 +30,18 @@ type Tracked = {
 export type GuardedPool = PostgresPool & {
   /**
    * Runs one statement on a connection of its own, checked out and released around it, with the
-   * same guards as a query through `connect`: without kysely's layers, for the request path.
+   * same guards as a query through `connect`: without kysely's layers, for the adapters' own SQL.
    */
   readonly run: (text: string, values: ReadonlyArray<unknown>) => Answer
+  /**
+   * Runs a statement of the request path the same way, without a promise: `done` is called once,
+   * with the error or the rows (statement.ts).
+   */
+  readonly runStatement: <Row>(
+    statement: Statement<Row>,
+    values: ReadonlyArray<string | null>,
+    done: RunDone<Row>,
+  ) => void
   /** Connections destroyed because they broke or were presumed dead. */
   readonly evictions: () => number
 }
@@ -57,6 +67,13 @@ export type GuardOptions = {
   readonly firstUse?: (query: (text: string) => Answer, client: pg.PoolClient) => Promise<void>
   /** How a query is sent; `client.query(text, values)` unless given. */
   readonly send?: (client: pg.PoolClient, text: string, values: ReadonlyArray<unknown>) => Answer
+  /** How a statement of the request path is sent; unnamed unless given (statement.ts). */
+  readonly submit?: <Row>(
+    client: pg.PoolClient,
+    statement: Statement<Row>,
+    values: ReadonlyArray<string | null>,
+    done: RunDone<Row>,
+  ) => void
   /** Whether a failed connection attempt is made once more at once (the settings were changed). */
   readonly retryConnect?: (error: unknown) => boolean
 }
@@ -86,6 +103,14 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
   const queryTimeoutMs = options.queryTimeoutMs ?? 0
   const send =
     options.send ?? ((client, text, parameters) => client.query(text, parameters as Array<unknown>))
+  const submit =
+    options.submit ??
+    (<Row>(
+      client: pg.PoolClient,
+      statement: Statement<Row>,
+      values: ReadonlyArray<string | null>,
+      done: RunDone<Row>,
+    ) => submitStatement(client, statement, values, {}, done))
   const tracked = new WeakMap<pg.PoolClient, Tracked>()
   let suspectBefore = Number.NEGATIVE_INFINITY
   let evictions = 0
@@ -104,51 +129,72 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
 
   const deadlines = watchDeadlines(Math.max(1, Math.min(50, queryTimeoutMs / 4)), now)
 
+  /**
+   * Sends one query on `entry` (`start` sends it and calls back once) and settles it once: with
+   * its answer, with its error, or with QueryReadTimeoutError when it goes unanswered too long.
+   * A failure that broke the connection marks it for eviction, and every connection not answered
+   * since this query was sent suspect.
+   */
+  const guarded = <A>(
+    entry: Tracked,
+    start: (answered: (error: unknown, value?: A) => void) => void,
+    settle: (error: unknown, value?: A) => void,
+  ): void => {
+    const sentAt = now()
+    let settled = false
+    const fail = (error: unknown) => {
+      if (isBrokenConnection(error)) {
+        entry.broken ??= error
+        suspectBefore = Math.max(suspectBefore, sentAt)
+      } else entry.lastAnsweredAt = now()
+      settle(error)
+    }
+    const deadline: Deadline | undefined =
+      queryTimeoutMs > 0
+        ? {
+            at: sentAt + queryTimeoutMs,
+            expire: () => {
+              if (settled) return
+              settled = true
+              fail(
+                new QueryReadTimeoutError(
+                  `Query read timeout: PostgreSQL did not answer within ${queryTimeoutMs} ms; the connection is destroyed`,
+                ),
+              )
+            },
+          }
+        : undefined
+    try {
+      start((error, value) => {
+        if (deadline !== undefined) deadlines.remove(deadline)
+        if (settled) return
+        settled = true
+        if (error !== undefined && error !== null) return fail(error)
+        entry.lastAnsweredAt = now()
+        settle(undefined, value)
+      })
+    } catch (error) {
+      // Nothing was sent: the connection is as it was.
+      if (settled) return
+      settled = true
+      return settle(error)
+    }
+    // Watched once sent: a send that failed at once has settled already.
+    if (deadline !== undefined && !settled) deadlines.add(deadline)
+  }
+
   const query = (entry: Tracked, text: string, parameters: ReadonlyArray<unknown> | undefined) =>
-    new Promise<pg.QueryResult>((resolve, reject) => {
-      const sentAt = now()
-      let settled = false
-      const fail = (error: unknown) => {
-        if (isBrokenConnection(error)) {
-          entry.broken ??= error
-          suspectBefore = Math.max(suspectBefore, sentAt)
-        } else entry.lastAnsweredAt = now()
-        reject(error)
-      }
-      const deadline: Deadline | undefined =
-        queryTimeoutMs > 0
-          ? {
-              at: sentAt + queryTimeoutMs,
-              expire: () => {
-                if (settled) return
-                settled = true
-                fail(
-                  new QueryReadTimeoutError(
-                    `Query read timeout: PostgreSQL did not answer within ${queryTimeoutMs} ms; the connection is destroyed`,
-                  ),
-                )
-              },
-            }
-          : undefined
-      // A send that throws instead of rejecting rejects this promise (the executor's throw).
-      const answer = send(entry.client, text, parameters ?? [])
-      if (deadline !== undefined) deadlines.add(deadline)
-      answer.then(
-        (result) => {
-          if (deadline !== undefined) deadlines.remove(deadline)
-          if (settled) return
-          settled = true
-          entry.lastAnsweredAt = now()
-          resolve(result)
-        },
-        (error: unknown) => {
-          if (deadline !== undefined) deadlines.remove(deadline)
-          if (settled) return
-          settled = true
-          fail(error)
-        },
-      )
-    })
+    new Promise<pg.QueryResult>((resolve, reject) =>
+      guarded<pg.QueryResult>(
+        entry,
+        (answered) =>
+          void send(entry.client, text, parameters ?? []).then(
+            (result) => answered(undefined, result),
+            answered,
+          ),
+        (error, result) => (error === undefined ? resolve(result!) : reject(error)),
+      ),
+    )
 
   const track = (client: pg.PoolClient): Tracked => {
     const known = tracked.get(client)
@@ -172,33 +218,69 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     return entry
   }
 
-  // Each turn either returns or destroys one idle connection, so this ends: at worst with a
-  // connection opened now.
-  const checkOut = async (): Promise<Tracked> => {
-    for (;;) {
-      const client = await pool.connect().catch((error: unknown) => {
-        if (options.retryConnect?.(error) === true) return pool.connect()
-        throw error
-      })
-      const first = !tracked.has(client)
-      const entry = track(client)
-      const firstUse = first ? options.firstUse?.((text) => query(entry, text, undefined), client) : undefined
-      await firstUse?.catch((error: unknown) => (entry.wrapper.release(), Promise.reject(error)))
-      if (entry.lastAnsweredAt >= suspectBefore) return entry
-      evict(entry.client, new Error('presumed dead: not answered since another connection broke'))
+  // A connection from the pool, fit to use. Each turn either hands one out or destroys one idle
+  // connection, so this ends: at worst with a connection opened now. Callbacks, not promises:
+  // this is on every request's path.
+  const checkOut = (done: (error: unknown, entry?: Tracked) => void): void => {
+    const connected = (error: Error | undefined, client: pg.PoolClient | undefined) => {
+      if (error !== undefined && error !== null) return done(error)
+      const first = !tracked.has(client!)
+      const entry = track(client!)
+      const firstUse = first
+        ? options.firstUse?.((text) => query(entry, text, undefined), client!)
+        : undefined
+      if (firstUse === undefined) return handOut(entry)
+      firstUse.then(
+        () => handOut(entry),
+        (error: unknown) => {
+          entry.wrapper.release()
+          done(error)
+        },
+      )
     }
+    const handOut = (entry: Tracked) => {
+      if (entry.lastAnsweredAt >= suspectBefore) return done(undefined, entry)
+      evict(entry.client, new Error('presumed dead: not answered since another connection broke'))
+      checkOut(done)
+    }
+    pool.connect((error: Error | undefined, client: pg.PoolClient | undefined) => {
+      if (error !== undefined && error !== null && options.retryConnect?.(error) === true)
+        return void pool.connect(connected)
+      connected(error, client)
+    })
   }
 
+  const checkedOut = () =>
+    new Promise<Tracked>((resolve, reject) =>
+      checkOut((error, entry) => (error === undefined ? resolve(entry!) : reject(error))),
+    )
+
   return {
-    connect: async () => (await checkOut()).wrapper,
+    connect: async () => (await checkedOut()).wrapper,
     run: async (text, values) => {
-      const entry = await checkOut()
+      const entry = await checkedOut()
       try {
         return await query(entry, text, values)
       } finally {
         entry.wrapper.release()
       }
     },
+    runStatement: <Row>(
+      statement: Statement<Row>,
+      values: ReadonlyArray<string | null>,
+      done: RunDone<Row>,
+    ) =>
+      checkOut((error, entry) => {
+        if (error !== undefined) return done(asError(error), [])
+        guarded<Array<Row>>(
+          entry!,
+          (answered) => submit(entry!.client, statement, values, answered),
+          (failure, rows) => {
+            entry!.wrapper.release()
+            done(failure === undefined ? undefined : asError(failure), rows ?? [])
+          },
+        )
+      }),
     end: async () => {
       await pool.end()
       // pg ends each client with a goodbye; one whose path went silent never answers it, and its
@@ -211,3 +293,5 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     evictions: () => evictions,
   }
 }
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))

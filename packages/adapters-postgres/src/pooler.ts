@@ -1,6 +1,7 @@
 import pg from 'pg'
 import type { GuardOptions } from './guarded-pool.js'
 import { withSettingsFirst } from './session-settings.js'
+import { submitStatement, type Sending } from './statement.js'
 import { sqlstateOf } from './unavailable.js'
 
 /**
@@ -91,26 +92,45 @@ export const poolerAwareness = (pool: pg.Pool, mode: PoolerMode, perTransaction:
   let pooler: boolean | undefined = mode === 'detect' ? undefined : mode === 'transaction'
   let startupOptionsRefused = false
   const prepared = preparedStatements()
-  const guard: Pick<GuardOptions, 'send' | 'retryConnect' | 'firstUse'> = {
+  // How a statement goes, by what the first connection revealed.
+  const sendingOf = (text: string, values: ReadonlyArray<unknown>): Sending => {
+    if (pooler === false && values.length > 0) {
+      const name = prepared.nameOf(text)
+      if (name !== undefined) return { name }
+    }
+    const inline =
+      pooler === true && perTransaction !== undefined
+        ? withSettingsFirst(perTransaction, text, values)
+        : undefined
+    return inline === undefined ? {} : { inline }
+  }
+  // A named statement the server connection lacks or has from another client: a pooler the first
+  // connection did not reveal, so no statement may outlive a transaction. Nothing ran.
+  const unnamedFromNow = (error: unknown): boolean => {
+    if (!SHARED_SERVER_CONNECTION.has(sqlstateOf(error) ?? '')) return false
+    prepared.stop()
+    return true
+  }
+  const guard: Pick<GuardOptions, 'send' | 'submit' | 'retryConnect' | 'firstUse'> = {
     send: async (client, text, values) => {
-      if (pooler === false && values.length > 0) {
-        const name = prepared.nameOf(text)
-        if (name !== undefined)
-          return sendNamed(client, name, text, values).catch((error: unknown) => {
-            // A pooler the first connection did not reveal: no statement outlives a transaction.
-            if (!SHARED_SERVER_CONNECTION.has(sqlstateOf(error) ?? '')) throw error
-            prepared.stop()
-            return client.query(text, values as Array<unknown>)
-          })
-      }
-      const instead =
-        pooler === true && perTransaction !== undefined
-          ? withSettingsFirst(perTransaction, text, values)
-          : undefined
-      if (instead === undefined) return client.query(text, values as Array<unknown>)
+      const { name, inline } = sendingOf(text, values)
+      if (name !== undefined)
+        return sendNamed(client, name, text, values).catch((error: unknown) => {
+          if (!unnamedFromNow(error)) throw error
+          return client.query(text, values as Array<unknown>)
+        })
+      if (inline === undefined) return client.query(text, values as Array<unknown>)
       // Several statements in one message answer an array of results; the last is the caller's.
-      const results = (await client.query(instead)) as pg.QueryResult | Array<pg.QueryResult>
+      const results = (await client.query(inline)) as pg.QueryResult | Array<pg.QueryResult>
       return Array.isArray(results) ? results.at(-1)! : results
+    },
+    submit: (client, statement, values, done) => {
+      const sending = sendingOf(statement.text, values)
+      submitStatement(client, statement, values, sending, (error, rows) =>
+        sending.name !== undefined && error !== undefined && unnamedFromNow(error)
+          ? submitStatement(client, statement, values, {}, done)
+          : done(error, rows),
+      )
     },
     // A server that refuses `options` (PgBouncer, unless `ignore_startup_parameters` lists it) is
     // a pooler: connect without it, at once, and from then on.

@@ -1,13 +1,14 @@
-import type { Pet, PetName, PetRepository } from '@pets/domain'
+import type { Pet, PetName, PetRepository, PetStatus } from '@pets/domain'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Compilable, Kysely } from 'kysely'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
-import { lockTimeoutOf, runStatementOn } from './create-postgres-database.js'
-import type { Database, PetRow } from './schema.js'
+import { lockTimeoutOf, preparedRunnerOn } from './create-postgres-database.js'
+import type { Database } from './schema.js'
+import type { Statement } from './statement.js'
 import { toCategoryId, toPetId } from './to-pet-id.js'
-import { tryStore } from './unavailable.js'
+import { storeCall, type TryStoreOptions } from './unavailable.js'
 
 const columns = ['id', 'name', 'category_id', 'status'] as const
 // Any fixed int8 that nothing else on the database locks; the migrations use 4_242_000_001, and
@@ -27,19 +28,20 @@ const INSERT = `WITH settings AS (SELECT set_config('lock_timeout', $1, true)),
   SELECT $2, $3::bigint, $4 FROM ordered
   RETURNING id, name, category_id, status`
 
-type Row = Pick<PetRow, (typeof columns)[number]>
-
 // Compiled once: kysely would build and compile the same text on every call (about 15 µs of a
 // request, bench/RESULTS.md); only the values change, given in the order of the placeholders.
 const textOf = (query: Compilable) => query.compile().sql
 
-const toPet = (row: Row): Pet => ({
-  id: toPetId(row.id),
+// A row of `columns`, as its fields' text, straight into a Pet: no row object in between.
+const toPet = (fields: ReadonlyArray<string | null>): Pet => ({
+  id: toPetId(fields[0]!),
   // It was a PetName when it was stored, and the table's CHECK keeps its length within bounds.
-  name: row.name as PetName,
-  categoryId: toCategoryId(row.category_id),
-  status: row.status,
+  name: fields[1] as PetName,
+  categoryId: toCategoryId(fields[2]!),
+  status: fields[3] as PetStatus,
 })
+
+const petStatement = (text: string): Statement<Pet> => ({ text, columns, decode: toPet })
 
 /**
  * A pet repository on PostgreSQL. Ids come from an identity column, so they strictly increase and
@@ -53,37 +55,39 @@ export const createPostgresPetRepository = (
   const [onAdd, onFind, onList] = ['pets.add', 'pets.findById', 'pets.list'].map((operation) =>
     reportAs(options, operation),
   )
-  const run = runStatementOn(db)
+  const run = preparedRunnerOn(db)
+  // The statements, each with the values of its placeholders in order; one call each.
+  const rowsOf = (
+    statement: Statement<Pet>,
+    values: ReadonlyArray<string | null>,
+    reporting?: TryStoreOptions,
+  ) =>
+    storeCall<Array<Pet>>(
+      (ok, fail) => run(statement, values, (error, rows) => (error === undefined ? ok(rows) : fail(error))),
+      reporting,
+    )
   const pets = db.selectFrom('pets').select(columns)
-  const find = textOf(pets.where('id', '=', '0'))
-  const listAll = textOf(pets.where('id', '>', '0').orderBy('id').limit(1))
+  const insert = petStatement(INSERT)
+  const find = petStatement(textOf(pets.where('id', '=', '0')))
+  const listAll = petStatement(textOf(pets.where('id', '>', '0').orderBy('id').limit(1)))
   // With a status, pets_status_id_idx (status, id) serves the page; without, the primary key.
-  const listByStatus = textOf(pets.where('status', '=', 'sold').where('id', '>', '0').orderBy('id').limit(1))
+  const listByStatus = petStatement(
+    textOf(pets.where('status', '=', 'sold').where('id', '>', '0').orderBy('id').limit(1)),
+  )
   return {
     add: (pet) =>
       pipe(
-        tryStore(async () => {
-          const values = [lockTimeout, pet.name, String(pet.categoryId), pet.status]
-          const { rows } = await run<Row>(INSERT, values)
-          return rows[0]!
-        }, onAdd),
-        TE.map(toPet),
+        rowsOf(insert, [lockTimeout, pet.name, String(pet.categoryId), pet.status], onAdd),
+        TE.map((rows) => rows[0]!),
       ),
     findById: (id) =>
       pipe(
-        tryStore(() => run<Row>(find, [String(id)]), onFind),
-        TE.map(({ rows }) => pipe(O.fromNullable(rows[0]), O.map(toPet))),
+        rowsOf(find, [String(id)], onFind),
+        TE.map((rows) => O.fromNullable(rows[0])),
       ),
     list: ({ after, limit, status }) =>
-      pipe(
-        tryStore(
-          () =>
-            status === undefined
-              ? run<Row>(listAll, [String(after), limit])
-              : run<Row>(listByStatus, [status, String(after), limit]),
-          onList,
-        ),
-        TE.map(({ rows }) => rows.map(toPet)),
-      ),
+      status === undefined
+        ? rowsOf(listAll, [String(after), String(limit)], onList)
+        : rowsOf(listByStatus, [status, String(after), String(limit)], onList),
   }
 }

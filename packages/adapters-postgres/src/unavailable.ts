@@ -150,18 +150,42 @@ const report = (options: TryStoreOptions, error: unknown, retried: boolean) => {
  * (every call of these adapters is one statement, so the failed attempt left nothing behind); any
  * other error is rethrown, because a bug must not look like a 503.
  */
-export const tryStore =
-  <A>(query: () => Promise<A>, options: TryStoreOptions = {}): TE.TaskEither<StoreUnavailable, A> =>
-  async () => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return E.right(await query())
-      } catch (error) {
+export const tryStore = <A>(
+  query: () => Promise<A>,
+  options: TryStoreOptions = {},
+): TE.TaskEither<StoreUnavailable, A> => storeCall((ok, fail) => void query().then(ok, fail), options)
+
+/**
+ * tryStore for a call that reports by callbacks (`start` calls `ok` or `fail` once, and is called
+ * again for the one retry): the task's only promise is the one it returns, which is what the
+ * request path on PostgreSQL pays for (bench/RESULTS.md).
+ */
+export const storeCall =
+  <A>(
+    start: (ok: (value: A) => void, fail: (error: unknown) => void) => void,
+    options: TryStoreOptions = {},
+  ): TE.TaskEither<StoreUnavailable, A> =>
+  () =>
+    new Promise((resolve, reject) => {
+      let attempt = 1
+      const ok = (value: A) => resolve(E.right(value))
+      const fail = (error: unknown) => {
         const kind = classifyStoreError(error)
-        if (kind === 'defect') throw error
-        if (kind === 'retry' && attempt === 1) continue
+        if (kind === 'defect') return reject(error)
+        if (kind === 'retry' && attempt === 1) {
+          attempt++
+          return begin()
+        }
         report(options, error, attempt > 1)
-        return E.left(refusesWrites(error) ? storeRefusesWrites(error) : storeUnavailable(error))
+        resolve(E.left(refusesWrites(error) ? storeRefusesWrites(error) : storeUnavailable(error)))
       }
-    }
-  }
+      // What `start` throws is classified as what it fails with.
+      const begin = () => {
+        try {
+          start(ok, fail)
+        } catch (error) {
+          fail(error)
+        }
+      }
+      begin()
+    })

@@ -1,0 +1,152 @@
+import type pg from 'pg'
+
+/**
+ * A statement of the request path, made once: its SQL, the columns it answers (in order), and how
+ * one row, its fields as PostgreSQL's text, becomes a value. The guarded pool runs it without pg's
+ * Query and Result: prepared once per connection, then bound and executed without asking the
+ * server to describe its rows again, and each row decoded as it arrives (bench/RESULTS.md).
+ */
+export type Statement<Row> = {
+  readonly text: string
+  readonly columns: ReadonlyArray<string>
+  /** May throw: the run then fails with what it threw (a defect, not the store's fault). */
+  readonly decode: (fields: ReadonlyArray<string | null>) => Row
+}
+
+/**
+ * How a statement goes to the server, as the pool's path to PostgreSQL allows (pooler.ts):
+ * `name`d, prepared on each connection at its first use (a direct connection); unnamed, parsed with
+ * each run (a transaction pooler); or, behind a pooler that must be told the timeouts, as one
+ * simple-protocol message with `settings` in front and the values inlined (`inline`).
+ */
+export type Sending =
+  | { readonly name?: string; readonly inline?: undefined }
+  | { readonly name?: undefined; readonly inline: string }
+
+/** What pg's connection offers a submitted query: the messages of the extended and simple protocol. */
+type Connection = {
+  readonly stream: { cork?: () => void; uncork?: () => void }
+  readonly parsedStatements: Record<string, string | undefined>
+  readonly submittedNamedStatements: Record<string, string | undefined>
+  parse(config: { text: string; name: string; types: ReadonlyArray<number> }): void
+  bind(config: { statement: string; values: ReadonlyArray<string | null> }): void
+  describe(config: { type: 'P'; name: string }): void
+  execute(config: { portal: string; rows: number }): void
+  sync(): void
+  query(text: string): void
+}
+
+type Field = { readonly name: string }
+
+/** Ends a run: with the error it failed with, else with its rows. */
+export type RunDone<Row> = (error: Error | undefined, rows: Array<Row>) => void
+
+const columnsMatch = (fields: ReadonlyArray<Field>, columns: ReadonlyArray<string>) =>
+  fields.length === columns.length && fields.every((field, i) => field.name === columns[i])
+
+/**
+ * One run of a statement, as pg's client submits a query object (`client.query(submittable)`: the
+ * interface pg-cursor and pg-query-stream use). pg calls `callback` once, also when its own query
+ * timeout fires, and the handlers below as the server's messages arrive.
+ *
+ * Its rows are described to it only where the server sends a row description anyway (when the
+ * statement is parsed on a connection, and in the simple protocol): the columns are then checked
+ * against the statement's, and a statement that answers others fails instead of being misread.
+ */
+export class StatementRun<Row> {
+  /** Read by pg: a name it forgets when the statement fails, and records when it parsed. */
+  readonly name: string | undefined
+  readonly text: string
+  callback: RunDone<Row>
+  private readonly rows: Array<Row> = []
+  private failure: Error | undefined
+  // The columns of the last row description, when they were not the statement's.
+  private otherColumns: ReadonlyArray<string> | undefined
+
+  constructor(
+    private readonly statement: Statement<Row>,
+    private readonly values: ReadonlyArray<string | null>,
+    private readonly sending: Sending,
+    done: RunDone<Row>,
+  ) {
+    this.name = sending.name
+    this.text = statement.text
+    this.callback = done
+  }
+
+  submit(connection: Connection): null {
+    const { name, inline } = this.sending
+    if (inline !== undefined) {
+      connection.query(inline)
+      return null
+    }
+    connection.stream.cork?.()
+    try {
+      const parse = name === undefined || connection.parsedStatements[name] === undefined
+      if (parse) {
+        connection.parse({ text: this.text, name: name ?? '', types: [] })
+        if (name !== undefined) connection.submittedNamedStatements[name] = this.text
+      }
+      connection.bind({ statement: name ?? '', values: this.values })
+      // Described where it was parsed, so that its columns are checked once per connection.
+      if (parse) connection.describe({ type: 'P', name: '' })
+      connection.execute({ portal: '', rows: 0 })
+      connection.sync()
+    } finally {
+      connection.stream.uncork?.()
+    }
+    return null
+  }
+
+  handleRowDescription(message: { readonly fields: ReadonlyArray<Field> }): void {
+    // In one simple-protocol message the settings' rows come first: only the last statement's count.
+    this.rows.length = 0
+    this.otherColumns = columnsMatch(message.fields, this.statement.columns)
+      ? undefined
+      : message.fields.map((field) => field.name)
+  }
+
+  handleDataRow(message: { readonly fields: ReadonlyArray<string | null> }): void {
+    if (this.failure !== undefined || this.otherColumns !== undefined) return
+    try {
+      this.rows.push(this.statement.decode(message.fields))
+    } catch (error) {
+      this.failure = error instanceof Error ? error : new Error(String(error))
+    }
+  }
+
+  handleCommandComplete(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyInResponse(connection: { sendCopyFail(message: string): void }): void {
+    connection.sendCopyFail('a statement of the request path does not copy')
+  }
+  handleCopyData(): void {}
+
+  /** The server's error (the statement ended; pg sends nothing more to this run), or the connection's. */
+  handleError(error: Error): void {
+    this.callback(error, this.rows)
+  }
+
+  handleReadyForQuery(): void {
+    this.callback(
+      this.failure ??
+        (this.otherColumns === undefined
+          ? undefined
+          : new Error(
+              `the statement answered the columns ${this.otherColumns.join(', ')}, ` +
+                `not ${this.statement.columns.join(', ')}: ${this.text}`,
+            )),
+      this.rows,
+    )
+  }
+}
+
+/** Runs `statement` with `values` on `client`, as `sending` says; `done` is called once. */
+export const submitStatement = <Row>(
+  client: pg.ClientBase,
+  statement: Statement<Row>,
+  values: ReadonlyArray<string | null>,
+  sending: Sending,
+  done: RunDone<Row>,
+): void => void client.query(new StatementRun(statement, values, sending, done) as unknown as pg.Submittable)
