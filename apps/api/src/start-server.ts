@@ -1,5 +1,12 @@
 import { answerClientError } from '@pets/adapters-http'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import {
+  createServer,
+  ServerResponse,
+  type IncomingMessage,
+  type OutgoingHttpHeader,
+  type OutgoingHttpHeaders,
+  type Server,
+} from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { AppConfig } from './config.js'
 import { defaultPublicBaseUrl } from './config.js'
@@ -28,6 +35,9 @@ export type RunningServer = {
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
+
+// While closing, how often connections that became idle are closed.
+const IDLE_CLOSE_EVERY_MS = 20
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -60,24 +70,32 @@ export const startServer = async (
     handle = app
     for (const serve of waiting.splice(0)) serve()
   }
-  const inFlight = new Set<ServerResponse>()
   let draining = false
-  let closing = false
+  // While draining, every answer ends its connection, so that keep-alive clients reconnect (to
+  // another instance) instead of sending more on a connection about to close: the answers of
+  // requests already under way too. Decided where the head is written (`res.end` writes it through
+  // `writeHead`), so that a request costs no listener and no entry in a set of those in flight.
+  class DrainingResponse extends ServerResponse {
+    override writeHead(
+      statusCode: number,
+      message?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+      headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+    ): this {
+      if (draining && !this.headersSent) this.setHeader('Connection', 'close')
+      return typeof message === 'string'
+        ? super.writeHead(statusCode, message, headers)
+        : super.writeHead(statusCode, headers ?? message)
+    }
+  }
   const server = createServer(
     {
       // A client that sends its headers or body byte by byte cannot hold a connection forever.
       headersTimeout: 10_000,
       requestTimeout: 30_000,
       maxHeaderSize: 16 * 1024,
+      ServerResponse: DrainingResponse,
     },
     (req, res) => {
-      inFlight.add(res)
-      res.once('close', () => inFlight.delete(res))
-      // While draining, every answer ends its connection, so that keep-alive clients reconnect
-      // (to another instance) instead of sending more on a connection about to close.
-      if (draining) res.setHeader('Connection', 'close')
-      // Once the listener is closed, a connection that has become idle is closed at once.
-      if (closing) res.once('finish', () => setImmediate(() => server.closeIdleConnections()))
       if (handle !== undefined) handle(req, res)
       else waiting.push(() => handle?.(req, res))
     },
@@ -124,13 +142,14 @@ export const startServer = async (
   const shutDown = async (): Promise<StopOutcome> => {
     draining = true
     running.lifecycle.drain()
-    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close')
     await wait(config.shutdownDelayMs)
 
-    closing = true
-    for (const res of inFlight) res.once('finish', () => setImmediate(() => server.closeIdleConnections()))
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
     server.closeIdleConnections()
+    // A connection that becomes idle once the listener is closed is closed soon after (one whose
+    // answer began before draining may not carry `Connection: close`).
+    const idleCloser = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_EVERY_MS)
+    void closed.finally(() => clearInterval(idleCloser))
     // Scrapes have nothing to wait for: their listener closes with the public one.
     metricsServer?.close()
     metricsServer?.closeAllConnections()
