@@ -148,7 +148,7 @@ export const startServer = async (
     server.closeIdleConnections()
     // A connection that becomes idle once the listener is closed is closed soon after (one whose
     // answer began before draining may not carry `Connection: close`).
-    const idleCloser = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_EVERY_MS)
+    const idleCloser = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_EVERY_MS).unref()
     void closed.finally(() => clearInterval(idleCloser))
     // Scrapes have nothing to wait for: their listener closes with the public one.
     metricsServer?.close()

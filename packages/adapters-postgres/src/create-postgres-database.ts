@@ -2,9 +2,9 @@ import { CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
 import { guardPool } from './guarded-pool.js'
-import type { RunDone, Statement } from './statement.js'
 import { poolerAwareness, type ConnectionFacts, type PoolerMode } from './pooler.js'
 import type { Database } from './schema.js'
+import { asError, type RunPrepared } from './statement.js'
 import {
   keepAliveOf,
   perTransactionSettings,
@@ -16,13 +16,6 @@ import {
 
 export { sessionSettings, type KeepAliveOptions } from './session-settings.js'
 export type { ConnectionFacts, PoolerMode } from './pooler.js'
-
-/** Runs a statement of the request path; calls `done` once, with the error or the decoded rows. */
-export type RunPrepared = <Row>(
-  statement: Statement<Row>,
-  values: ReadonlyArray<string | null>,
-  done: RunDone<Row>,
-) => void
 
 /** Runs one statement with its values; resolves with its rows. */
 export type RunStatement = <Row>(
@@ -137,7 +130,7 @@ export const runStatementOn = (db: Kysely<Database>): RunStatement =>
 
 /**
  * How the adapters run a statement of the request path on `db`: on a handle made by
- * createPostgresDatabase, the guarded pool's `runStatement` (statement.ts: no pg Query, Result or
+ * createPostgresDatabase, the guarded pool's `runPrepared` (statement.ts: no pg Query, Result or
  * promise; about a third of a PostgreSQL list's CPU in this process, bench/RESULTS.md); on any other
  * kysely handle, through kysely, each row's columns given to the decoder as text.
  */
@@ -145,20 +138,20 @@ export const preparedRunnerOn = (db: Kysely<Database>): RunPrepared => {
   const facts = handles.get(db)
   if (facts !== undefined) return facts.runPrepared
   const run = runStatementOn(db)
-  return <Row>(statement: Statement<Row>, values: ReadonlyArray<string | null>, done: RunDone<Row>) =>
+  return (statement, values, done) =>
     void run<Record<string, unknown>>(statement.text, values).then(
       ({ rows }) => {
-        let decoded: Array<Row>
+        let decoded
         try {
           decoded = rows.map((row) =>
             statement.decode(statement.columns.map((column) => asText(row[column]))),
           )
         } catch (error) {
-          return done(error instanceof Error ? error : new Error(String(error)), [])
+          return done(asError(error), [])
         }
         done(undefined, decoded)
       },
-      (error: unknown) => done(error instanceof Error ? error : new Error(String(error)), []),
+      (error: unknown) => done(asError(error), []),
     )
 }
 
@@ -206,7 +199,7 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
     lockTimeoutMs: settings.lock_timeout,
     connectionFacts,
     run: guarded.run as RunStatement,
-    runPrepared: guarded.runStatement,
+    runPrepared: guarded.runPrepared,
   })
   let closing: Promise<void> | undefined
   return {

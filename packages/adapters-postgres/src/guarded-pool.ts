@@ -1,7 +1,14 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
 import { watchDeadlines, type Deadline } from './query-deadlines.js'
-import { submitStatement, type RunDone, type Statement } from './statement.js'
+import {
+  asError,
+  submitStatement,
+  type RunDone,
+  type RunPrepared,
+  type Statement,
+  type SubmitStatement,
+} from './statement.js'
 import { classifyStoreError, sqlstateOf } from './unavailable.js'
 
 // SQLSTATEs after which the server has closed the session: the connection is of no further use.
@@ -37,11 +44,7 @@ export type GuardedPool = PostgresPool & {
    * Runs a statement of the request path the same way, without a promise: `done` is called once,
    * with the error or the rows (statement.ts).
    */
-  readonly runStatement: <Row>(
-    statement: Statement<Row>,
-    values: ReadonlyArray<string | null>,
-    done: RunDone<Row>,
-  ) => void
+  readonly runPrepared: RunPrepared
   /** Connections destroyed because they broke or were presumed dead. */
   readonly evictions: () => number
 }
@@ -68,12 +71,7 @@ export type GuardOptions = {
   /** How a query is sent; `client.query(text, values)` unless given. */
   readonly send?: (client: pg.PoolClient, text: string, values: ReadonlyArray<unknown>) => Answer
   /** How a statement of the request path is sent; unnamed unless given (statement.ts). */
-  readonly submit?: <Row>(
-    client: pg.PoolClient,
-    statement: Statement<Row>,
-    values: ReadonlyArray<string | null>,
-    done: RunDone<Row>,
-  ) => void
+  readonly submit?: SubmitStatement
   /** Whether a failed connection attempt is made once more at once (the settings were changed). */
   readonly retryConnect?: (error: unknown) => boolean
 }
@@ -103,14 +101,9 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
   const queryTimeoutMs = options.queryTimeoutMs ?? 0
   const send =
     options.send ?? ((client, text, parameters) => client.query(text, parameters as Array<unknown>))
-  const submit =
+  const submit: SubmitStatement =
     options.submit ??
-    (<Row>(
-      client: pg.PoolClient,
-      statement: Statement<Row>,
-      values: ReadonlyArray<string | null>,
-      done: RunDone<Row>,
-    ) => submitStatement(client, statement, values, {}, done))
+    ((client, statement, values, done) => submitStatement(client, statement, values, {}, done))
   const tracked = new WeakMap<pg.PoolClient, Tracked>()
   let suspectBefore = Number.NEGATIVE_INFINITY
   let evictions = 0
@@ -123,7 +116,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     evictions++
     tracked.delete(client)
     // With an error, pg removes the client from the pool and ends it.
-    client.release(reason instanceof Error ? reason : new Error(String(reason)))
+    client.release(asError(reason))
     destroySocket(client)
   }
 
@@ -265,11 +258,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
         entry.wrapper.release()
       }
     },
-    runStatement: <Row>(
-      statement: Statement<Row>,
-      values: ReadonlyArray<string | null>,
-      done: RunDone<Row>,
-    ) =>
+    runPrepared: <Row>(statement: Statement<Row>, values: ReadonlyArray<string | null>, done: RunDone<Row>) =>
       checkOut((error, entry) => {
         if (error !== undefined) return done(asError(error), [])
         guarded<Array<Row>>(
@@ -293,5 +282,3 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     evictions: () => evictions,
   }
 }
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))

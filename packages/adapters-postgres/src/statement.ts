@@ -41,6 +41,24 @@ type Field = { readonly name: string }
 /** Ends a run: with the error it failed with, else with its rows. */
 export type RunDone<Row> = (error: Error | undefined, rows: Array<Row>) => void
 
+/** Runs a statement of the request path; calls `done` once, with the error or the decoded rows. */
+export type RunPrepared = <Row>(
+  statement: Statement<Row>,
+  values: ReadonlyArray<string | null>,
+  done: RunDone<Row>,
+) => void
+
+/** Sends a statement on a connection already checked out; calls `done` once. */
+export type SubmitStatement = <Row>(
+  client: pg.ClientBase,
+  statement: Statement<Row>,
+  values: ReadonlyArray<string | null>,
+  done: RunDone<Row>,
+) => void
+
+/** What was thrown or rejected, as an Error (a run's `done` and pg's release take only those). */
+export const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
+
 const columnsMatch = (fields: ReadonlyArray<Field>, columns: ReadonlyArray<string>) =>
   fields.length === columns.length && fields.every((field, i) => field.name === columns[i])
 
@@ -111,7 +129,7 @@ export class StatementRun<Row> {
     try {
       this.rows.push(this.statement.decode(message.fields))
     } catch (error) {
-      this.failure = error instanceof Error ? error : new Error(String(error))
+      this.failure = asError(error)
     }
   }
 
