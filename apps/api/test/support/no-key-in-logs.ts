@@ -12,7 +12,8 @@ export const containsKey = (line: string, secret: string): boolean => {
   for (let at = line.indexOf(secret); at !== -1; at = line.indexOf(secret, at + 1)) {
     const before = line[at - 1]
     const after = line[at + secret.length]
-    if ((before === undefined || !KEY_CHAR.test(before)) && (after === undefined || !KEY_CHAR.test(after))) return true
+    if ((before === undefined || !KEY_CHAR.test(before)) && (after === undefined || !KEY_CHAR.test(after)))
+      return true
   }
   return false
 }
