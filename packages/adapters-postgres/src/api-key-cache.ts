@@ -3,8 +3,7 @@ import { sql, type Kysely } from 'kysely'
 import { createApiKeyIndex, type ActiveApiKey } from './api-key-index.js'
 import { createChangeListener, type ListenOptions } from './change-listener.js'
 import type { Database } from './schema.js'
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
+import { asError } from './as-error.js'
 
 /** The channel that migration 2026-11-22-0005 notifies on every change of `api_keys`. */
 export const API_KEYS_CHANNEL = 'api_keys_changed'

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { destroySocket } from './guarded-pool.js'
 import { BACKEND_PID, startupKeyIsNotTheServers } from './pooler.js'
+import { asError } from './as-error.js'
 
 /** Where and how the dedicated LISTEN connection connects. */
 export type ListenOptions = {
@@ -47,8 +48,6 @@ export type ChangeListener = {
 export class ListenUnheardError extends Error {
   override readonly name = 'ListenUnheardError'
 }
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
 
 // Resolves true when `heard` does within `ms`, else false; leaves no timer behind.
 const within = async (heard: Promise<void>, ms: number): Promise<boolean> => {

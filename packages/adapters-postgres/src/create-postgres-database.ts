@@ -4,7 +4,8 @@ import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
 import { guardPool } from './guarded-pool.js'
 import { poolerAwareness, type ConnectionFacts, type PoolerMode } from './pooler.js'
 import type { Database } from './schema.js'
-import { asError, type RunPrepared } from './statement.js'
+import { asError } from './as-error.js'
+import type { RunPrepared } from './statement.js'
 import {
   keepAliveOf,
   perTransactionSettings,

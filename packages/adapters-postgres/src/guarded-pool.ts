@@ -1,8 +1,8 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
 import { watchDeadlines, type Deadline } from './query-deadlines.js'
+import { asError } from './as-error.js'
 import {
-  asError,
   submitStatement,
   type RunDone,
   type RunPrepared,

@@ -1,6 +1,7 @@
 import type { ApiKeyId } from '@pets/domain'
 import { sql, type Kysely } from 'kysely'
 import type { Database } from './schema.js'
+import { asError } from './as-error.js'
 
 /** Records the uses of keys in memory, and writes them to `api_keys.last_used_at` in the background. */
 export type LastUsedWriter = {
@@ -21,8 +22,6 @@ export type LastUsedWriterOptions = {
 
 /** last_used_at is written at most this often per key, so a busy key costs no write per request. */
 export const TOUCH_EVERY_MS = 60_000
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
 
 /**
  * Makes a writer of `last_used_at`: at most one write per key and minute in this process, and

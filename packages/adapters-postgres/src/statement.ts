@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { asError } from './as-error.js'
 
 /**
  * A statement of the request path, made once: its SQL, the columns it answers (in order), and how
@@ -55,9 +56,6 @@ export type SubmitStatement = <Row>(
   values: ReadonlyArray<string | null>,
   done: RunDone<Row>,
 ) => void
-
-/** What was thrown or rejected, as an Error (a run's `done` and pg's release take only those). */
-export const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
 
 const columnsMatch = (fields: ReadonlyArray<Field>, columns: ReadonlyArray<string>) =>
   fields.length === columns.length && fields.every((field, i) => field.name === columns[i])
