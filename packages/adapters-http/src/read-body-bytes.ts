@@ -99,31 +99,23 @@ export const readBodyBytes = (
   bodyAtHand(req, declared, limit) ??
   new Promise((resolve) => setImmediate(takeOrListen, resolve, req, declared, limit, timeoutMs))
 
+// At the next turn: the body if it is all there by now, else listened for as it arrives.
 function takeOrListen(
-  resolve: (raw: RawBody | Promise<RawBody>) => void,
-  req: IncomingMessage,
+  resolve: (raw: RawBody) => void,
+  req: Read,
   declared: number | undefined,
   limit: number,
   timeoutMs: number,
 ) {
-  resolve(bodyAtHand(req, declared, limit) ?? listen(req, declared, limit, timeoutMs))
+  const raw = bodyAtHand(req, declared, limit)
+  if (raw !== undefined) return resolve(raw)
+  // No time limit would let a body sent a byte at a time hold the connection until the server's
+  // requestTimeout. Past it the answer is 400 and the connection is closed, the rest never read.
+  req[READING] = { declared, limit, deadline: Date.now() + timeoutMs, resolve, chunks: [], size: 0 }
+  arriving.add(req)
+  sweep ??= setInterval(sweepDeadlines, SWEEP_MS).unref()
+  req.on('data', onData)
+  req.on('end', onEnd)
+  req.on('error', onEnded)
+  req.on('close', onEnded)
 }
-
-const listen = (
-  req: IncomingMessage,
-  declared: number | undefined,
-  limit: number,
-  timeoutMs: number,
-): Promise<RawBody> =>
-  new Promise((resolve) => {
-    const read = req as Read
-    // No time limit would let a body sent a byte at a time hold the connection until the server's
-    // requestTimeout. Past it the answer is 400 and the connection is closed, the rest never read.
-    read[READING] = { declared, limit, deadline: Date.now() + timeoutMs, resolve, chunks: [], size: 0 }
-    arriving.add(read)
-    sweep ??= setInterval(sweepDeadlines, SWEEP_MS).unref()
-    read.on('data', onData)
-    read.on('end', onEnd)
-    read.on('error', onEnded)
-    read.on('close', onEnded)
-  })
