@@ -6,21 +6,17 @@ import { containsKey } from './support/no-key-in-logs.js'
 // once contained "k2", and a run failed on it) for a leak.
 describe('containsKey', () => {
   it.each([
-    ['k2', 'k2'],
-    ['{"authorization":"Bearer k2"}', 'k2'],
-    ['key=k2&x=1', 'k2'],
-    ['a k1b k1', 'k1'],
-    ['  gk2-pAe4pYvpbAKaf3UNpRugMXPi7BYfEAB-EPKm1O0', 'gk2-pAe4pYvpbAKaf3UNpRugMXPi7BYfEAB-EPKm1O0'],
-  ])('finds a key logged as a token: %j', (line, secret) => {
-    expect(containsKey(line, secret)).toBe(true)
-  })
-
-  it.each([
-    ['  gk2-pAe4pYvpbAKaf3UNpRugMXPi7BYfEAB-EPKm1O0', 'k2'],
-    ['"reqId":"x-k1_9"', 'k1'],
-    ['no keys here', 'k1'],
-    ['k10 and ak1', 'k1'],
-  ])('does not take a key inside another token for a leak: %j', (line, secret) => {
-    expect(containsKey(line, secret)).toBe(false)
+    ['k2', 'k2', true],
+    ['{"authorization":"Bearer k2"}', 'k2', true],
+    ['key=k2&x=1', 'k2', true],
+    ['a k1b k1', 'k1', true],
+    ['  gk2-pAe4pYvpbAKaf3UNpRugMXPi7BYfEAB-EPKm1O0', 'gk2-pAe4pYvpbAKaf3UNpRugMXPi7BYfEAB-EPKm1O0', true],
+    // A key inside another token is that token, not a leak.
+    ['  gk2-pAe4pYvpbAKaf3UNpRugMXPi7BYfEAB-EPKm1O0', 'k2', false],
+    ['"reqId":"x-k1_9"', 'k1', false],
+    ['no keys here', 'k1', false],
+    ['k10 and ak1', 'k1', false],
+  ])('%j holds %j as a token: %s', (line, secret, holds) => {
+    expect(containsKey(line, secret)).toBe(holds)
   })
 })

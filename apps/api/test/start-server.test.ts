@@ -5,16 +5,25 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { AnimalStoreService } from '../src/create-service.js'
 import { startTestService, type TestService } from './support/test-service.js'
 
-// GET /slow answers only when the test opens the gate: a request kept in flight at will.
-const slowRoute = () => {
+// GET /slow answers only when the test opens the gate: a request kept in flight at will. With
+// `headFirst`, its head and a first part go out at once and the rest when the gate opens.
+const slowRoute = ({ headFirst = false } = {}) => {
   let open: () => void = () => {}
   const gate = new Promise<void>((resolve) => (open = resolve))
   const arrived: Array<string> = []
   const middleware: Middleware = async (ctx, next) => {
     if (ctx.path !== '/slow') return next()
     arrived.push(ctx.path)
+    if (!headFirst) {
+      await gate
+      ctx.body = 'done'
+      return
+    }
+    ctx.respond = false
+    ctx.res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '4' })
+    ctx.res.write('do')
     await gate
-    ctx.body = 'done'
+    ctx.res.end('ne')
   }
   return {
     open: () => open(),
@@ -99,28 +108,19 @@ describe('stopping the server', () => {
     // The head goes out before stop, so it cannot say `Connection: close`; the body ends after the
     // listener closed. The connection is then idle, and the closer that runs every 20 ms while
     // closing ends it: without it, node would keep it for keepAliveTimeout (5 s), past this grace.
-    let open: () => void = () => {}
-    const gate = new Promise<void>((resolve) => (open = resolve))
-    const streamed: Middleware = async (ctx, next) => {
-      if (ctx.path !== '/streamed') return next()
-      ctx.respond = false
-      ctx.res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '4' })
-      ctx.res.write('do')
-      await gate
-      ctx.res.end('ne')
-    }
-    const svc = await start({ SHUTDOWN_GRACE_MS: '3000' }, (s) => void s.app.middleware.unshift(streamed))
+    const slow = slowRoute({ headFirst: true })
+    const svc = await start({ SHUTDOWN_GRACE_MS: '3000' }, slow.adjust)
     const socket = connect(Number(new URL(svc.url).port), '127.0.0.1')
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
     let received = ''
     socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
-    socket.write('GET /streamed HTTP/1.1\r\nHost: x\r\n\r\n')
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n')
     await expect.poll(() => received).toMatch(/\r\n\r\ndo$/)
     expect(received).toMatch(/keep-alive/i)
     expect(received).not.toMatch(/connection: close/i)
     const stopped = svc.running.stop()
     await expect.poll(() => svc.running.server.listening).toBe(false)
-    open()
+    slow.open()
     await closed
     expect(received).toMatch(/\r\n\r\ndone$/)
     expect(await stopped).toBe('clean')
