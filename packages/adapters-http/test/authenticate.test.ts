@@ -5,6 +5,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Context } from 'koa'
 import { describe, expect, it } from 'vitest'
 import { authenticateKey, bearerKey } from '../src/authenticate.js'
+import { createTokenBucketRateLimiter } from '../src/rate-limiter.js'
 
 // What the pets API does with a request's Authorization header.
 const authenticateRequest = (authenticator: Authenticator, ctx: Context) =>
@@ -73,5 +74,74 @@ describe('authenticateRequest', () => {
     expect(await authenticateRequest(down, withAuthorization('Bearer k3y'))).toEqual(
       E.left({ _tag: 'StoreUnavailable' }),
     )
+  })
+})
+
+describe('authenticateKey with a limit on failed lookups per address', () => {
+  const owner: ApiKeyOwner = { keyId: '1', name: 'billing' }
+  // A store that knows `k3y`, counts its lookups, and answers from memory while `inMemory`.
+  const aStore = () => {
+    const state = { lookups: 0, inMemory: false, down: false }
+    const answer = (apiKey: string) => (apiKey === 'k3y' ? O.some(owner) : O.none)
+    const authenticator: Authenticator = {
+      authenticate: (apiKey) => {
+        state.lookups++
+        return state.down ? TE.left(storeUnavailable()) : TE.right(answer(apiKey))
+      },
+      fromMemory: (apiKey) => (state.inMemory ? answer(apiKey) : undefined),
+    }
+    return { state, authenticator }
+  }
+  const aLimit = (burst: number) => ({
+    failures: createTokenBucketRateLimiter({ perSecond: 1, burst, now: () => 0 }),
+    addressOf: () => '198.51.100.7',
+  })
+
+  it('answers keys known in memory at once, 200 or 401, however many failures came before', async () => {
+    const { state, authenticator } = aStore()
+    state.inMemory = true
+    const limit = aLimit(1)
+    for (let i = 0; i < 50; i++)
+      expect(await authenticateKey(authenticator, `guess-${i}`, limit)).toEqual(
+        E.left({ _tag: 'Unauthorized', keySent: true }),
+      )
+    expect(await authenticateKey(authenticator, 'k3y', limit)).toEqual(E.right(owner))
+    expect(state.lookups).toBe(0)
+    // Nothing was spent: the address may still look one key up.
+    expect(limit.failures.take('198.51.100.7').allowed).toBe(true)
+  })
+
+  it('limits lookups: failures spend the address its tokens, then 429 before any lookup, for a valid key too', async () => {
+    const { state, authenticator } = aStore()
+    const limit = aLimit(2)
+    expect(E.isLeft(await authenticateKey(authenticator, 'guess-1', limit))).toBe(true)
+    expect(E.isLeft(await authenticateKey(authenticator, 'guess-2', limit))).toBe(true)
+    expect(state.lookups).toBe(2)
+    for (const key of ['guess-3', 'k3y'])
+      expect(await authenticateKey(authenticator, key, limit)).toEqual(
+        E.left({ _tag: 'RateLimited', retryAfterSeconds: 1, by: 'address' }),
+      )
+    expect(state.lookups).toBe(2)
+  })
+
+  it('gives the token back for a valid key and for an answer the store could not give', async () => {
+    const { state, authenticator } = aStore()
+    const limit = aLimit(1)
+    for (let i = 0; i < 3; i++)
+      expect(await authenticateKey(authenticator, 'k3y', limit)).toEqual(E.right(owner))
+    state.down = true
+    for (let i = 0; i < 3; i++)
+      expect(await authenticateKey(authenticator, 'k3y', limit)).toEqual(E.left({ _tag: 'StoreUnavailable' }))
+    expect(state.lookups).toBe(6)
+  })
+
+  it('asks for the address only when a lookup is due', async () => {
+    const { state, authenticator } = aStore()
+    state.inMemory = true
+    let asked = 0
+    const limit = { ...aLimit(1), addressOf: () => (asked++, '198.51.100.7') }
+    await authenticateKey(authenticator, 'k3y', limit)
+    await authenticateKey(authenticator, undefined, limit)
+    expect(asked).toBe(0)
   })
 })

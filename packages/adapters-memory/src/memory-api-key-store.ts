@@ -20,8 +20,9 @@ export type MemoryApiKeyStoreOptions = {
 type Entry = {
   record: ApiKeyRecord
   readonly owner: ApiKeyOwner
-  /** What authenticate answers for this key, made once. */
+  /** What authenticate and fromMemory answer for this key, made once. */
   readonly known: Promise<E.Either<never, O.Option<ApiKeyOwner>>>
+  readonly some: O.Option<ApiKeyOwner>
   lastUsedMs: number | null
 }
 
@@ -51,10 +52,12 @@ export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}):
       lastUsedAt: null,
     }
     const owner: ApiKeyOwner = { keyId: record.id, name }
+    const some = O.some(owner)
     const entry: Entry = {
       record,
       owner,
-      known: Promise.resolve(E.right(O.some(owner))),
+      known: Promise.resolve(E.right(some)),
+      some,
       lastUsedMs: null,
     }
     byDigest.set(apiKeyDigest(key), entry)
@@ -63,16 +66,22 @@ export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}):
   }
   for (const { key, name, id } of options.keys ?? []) add(key, name, id)
 
+  // The lookup is by digest: how long it takes tells an attacker about the digests it compared,
+  // never about a key. (Found this way, the digests are equal: comparing them again in constant
+  // time, as this store once did, added a Buffer per request and no safety.)
+  const use = (apiKey: string): Entry | undefined => {
+    const entry = byDigest.get(apiKeyDigest(apiKey))
+    if (entry === undefined || entry.record.revokedAt !== null) return undefined
+    entry.lastUsedMs = nowMs()
+    return entry
+  }
+
   return {
     // Runs on every request: the answers are made once, and the digest in one call.
-    authenticate: (apiKey) => () => {
-      // The lookup is by digest: how long it takes tells an attacker about the digests it compared,
-      // never about a key. (Found this way, the digests are equal: comparing them again in constant
-      // time, as this store once did, added a Buffer per request and no safety.)
-      const entry = byDigest.get(apiKeyDigest(apiKey))
-      if (entry === undefined || entry.record.revokedAt !== null) return UNKNOWN
-      entry.lastUsedMs = nowMs()
-      return entry.known
+    authenticate: (apiKey) => () => use(apiKey)?.known ?? UNKNOWN,
+    fromMemory: (apiKey) => {
+      const entry = use(apiKey)
+      return entry === undefined ? O.none : entry.some
     },
     issue: (name) =>
       TE.fromIO((): IssuedApiKey => {

@@ -23,6 +23,14 @@ describe('memory API-key store', () => {
     expect(await run(store.authenticate('k3'))).toEqual(O.none)
   })
 
+  it('answers every key from memory, so that a caller never limits its answers', async () => {
+    const store = createMemoryApiKeyStore({ keys: [{ key: 'k1', name: 'first' }], idPrefix: 'env-' })
+    expect(store.fromMemory?.('k1')).toEqual(O.some({ keyId: 'env-1', name: 'first' }))
+    expect(store.fromMemory?.('k2')).toEqual(O.none)
+    // A use answered from memory is a use: it dates the key as authenticate does.
+    expect((await run(store.list()))[0]?.lastUsedAt).toBeInstanceOf(Date)
+  })
+
   it('keeps no key in plain text, only its SHA-256 digest', async () => {
     const store = createMemoryApiKeyStore({ keys: [{ key: 'plain-secret-key', name: 'a' }] })
     const issued = await run(store.issue('b' as ApiKeyName))

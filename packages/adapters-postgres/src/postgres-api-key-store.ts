@@ -102,14 +102,19 @@ export const createPostgresApiKeyStore = (
       reportAs(options, 'apiKeys.authenticate'),
     )
 
+  // The owner of an active key, from the index while it may be trusted; undefined when it may not.
+  const fromIndex = (digest: string): O.Option<ApiKeyOwner> | undefined => {
+    if (cache?.serving() !== true) return undefined
+    const owner = cache.find(digest)
+    if (owner !== undefined) lastUsed.record(owner.keyId, now())
+    return O.fromNullable(owner)
+  }
+
   return {
     authenticate: (apiKey) => async () => {
       const digest = apiKeyDigest(apiKey)
-      if (cache?.serving() === true) {
-        const owner = cache.find(digest)
-        if (owner !== undefined) lastUsed.record(owner.keyId, now())
-        return E.right(O.fromNullable(owner))
-      }
+      const known = fromIndex(digest)
+      if (known !== undefined) return E.right(known)
       return pipe(
         await lookUp(digest)(),
         E.map((row): O.Option<ApiKeyOwner> => {
@@ -167,6 +172,7 @@ export const createPostgresApiKeyStore = (
             }),
           )
         : TE.right(O.none),
+    fromMemory: (apiKey) => fromIndex(apiKeyDigest(apiKey)),
     start: () => (closing === undefined ? (cache?.start() ?? Promise.resolve()) : Promise.resolve()),
     close: () =>
       (closing ??= (async () => {

@@ -157,10 +157,15 @@ describe('postgres API-key store, from memory', () => {
     await run(other.revoke(revoked.record.id))
     queries.count = 0
     expect(store.servingFromMemory()).toBe(false)
+    // Memory cannot tell now: a caller knows that these answers cost a query each.
+    expect(store.fromMemory?.(kept.key)).toBeUndefined()
+    expect(store.fromMemory?.(revoked.key)).toBeUndefined()
     expect(await isSome(store, revoked.key)).toBe(false)
     expect(await isSome(store, kept.key)).toBe(true)
     expect(queries.count).toBe(2)
     await pollUntil('memory serves again', () => store.servingFromMemory(), 10_000)
+    expect(store.fromMemory?.(kept.key)).toEqual(O.some({ keyId: kept.record.id, name: 'kept' }))
+    expect(store.fromMemory?.(revoked.key)).toEqual(O.none)
     const pids = await listenerPids(fresh, applicationName)
     expect(pids).toHaveLength(1)
     expect(pids).not.toContain(pid)

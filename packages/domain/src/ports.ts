@@ -23,6 +23,11 @@ export interface PetRepository {
 /** Tells whether an API key is valid and whose it is. A revoked key is unknown from the next call on. */
 export interface Authenticator {
   readonly authenticate: (apiKey: string) => TE.TaskEither<StoreUnavailable, O.Option<ApiKeyOwner>>
+  /**
+   * The same answer without I/O, when memory alone decides it; `undefined` when only a lookup in
+   * the store can. A caller limits lookups, never these answers. Without it, every key is a lookup.
+   */
+  readonly fromMemory?: (apiKey: string) => O.Option<ApiKeyOwner> | undefined
 }
 
 /** Issues, lists and revokes API keys; keeps only their SHA-256 digests. */

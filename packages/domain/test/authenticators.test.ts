@@ -4,16 +4,19 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import { describe, expect, it } from 'vitest'
 import { anyAuthenticator, storeUnavailable, type ApiKeyOwner, type Authenticator } from '../src/index.js'
 
-// A fake that knows one key, or is down, and records every key it was asked about.
-const fake = (knows: { key: string; owner: ApiKeyOwner } | 'down' | 'nothing') => {
+// A fake that knows one key, or is down, and records every key it was asked about. With
+// `inMemory`, it also answers from memory (unless it is down, when only a lookup could tell).
+const fake = (knows: { key: string; owner: ApiKeyOwner } | 'down' | 'nothing', inMemory = false) => {
   const asked: Array<string> = []
+  const answer = (apiKey: string) =>
+    knows !== 'down' && knows !== 'nothing' && knows.key === apiKey ? O.some(knows.owner) : O.none
   const authenticator: Authenticator = {
     authenticate: (apiKey) =>
       TE.fromIOEither(() => {
         asked.push(apiKey)
-        if (knows === 'down') return E.left(storeUnavailable())
-        return E.right(knows !== 'nothing' && knows.key === apiKey ? O.some(knows.owner) : O.none)
+        return knows === 'down' ? E.left(storeUnavailable()) : E.right(answer(apiKey))
       }),
+    ...(inMemory ? { fromMemory: (apiKey) => (knows === 'down' ? undefined : answer(apiKey)) } : {}),
   }
   return { authenticator, asked }
 }
@@ -68,5 +71,37 @@ describe('anyAuthenticator', () => {
     expect(only.asked).toEqual([])
     await task()
     expect(only.asked).toEqual(['k'])
+  })
+})
+
+describe('anyAuthenticator.fromMemory', () => {
+  it('answers from memory when every authenticator up to the one that knows the key answers from memory', () => {
+    const any = anyAuthenticator(
+      fake('nothing', true).authenticator,
+      fake({ key: 'k', owner: bob }, true).authenticator,
+    )
+    expect(any.fromMemory?.('k')).toEqual(O.some(bob))
+    expect(any.fromMemory?.('other')).toEqual(O.none)
+  })
+
+  it('stops at the first that knows the key: a later store that only looks keys up is not consulted', () => {
+    const any = anyAuthenticator(
+      fake({ key: 'k', owner: alice }, true).authenticator,
+      fake('nothing').authenticator,
+    )
+    expect(any.fromMemory?.('k')).toEqual(O.some(alice))
+  })
+
+  it('cannot tell (undefined) when a key unknown so far must still be looked up somewhere', () => {
+    expect(
+      anyAuthenticator(fake('nothing', true).authenticator, fake('nothing').authenticator).fromMemory?.('k'),
+    ).toBe(undefined)
+    expect(anyAuthenticator(fake('down', true).authenticator).fromMemory?.('k')).toBe(undefined)
+  })
+
+  it('never runs a lookup', () => {
+    const lookedUp = fake({ key: 'k', owner: alice }, true)
+    anyAuthenticator(lookedUp.authenticator).fromMemory?.('k')
+    expect(lookedUp.asked).toEqual([])
   })
 })

@@ -82,6 +82,17 @@ export const describeApiKeyStoreContract = (adapter: string, open: OpenApiKeySto
       expect(listed.find((r) => r.id === kept.record.id)?.revokedAt).toBeNull()
     })
 
+    it('answers from memory, where it does, exactly as authenticate: issued, unknown and revoked keys', async () => {
+      const kept = await run(ctx.store.issue(name('kept')))
+      const revoked = await run(ctx.store.issue(name('revoked')))
+      await run(ctx.store.revoke(revoked.record.id))
+      // An adapter that looks every key up has no fromMemory, or answers undefined: nothing to compare.
+      for (const key of [kept.key, revoked.key, 'nope', `${kept.key}x`]) {
+        const fromMemory = ctx.store.fromMemory?.(key)
+        if (fromMemory !== undefined) expect(fromMemory).toEqual(await run(ctx.store.authenticate(key)))
+      }
+    })
+
     it('revokes nothing for an unknown id or a key already revoked', async () => {
       const issued = await run(ctx.store.issue(name('a')))
       expect(await run(ctx.store.revoke('999999'))).toEqual(O.none)
