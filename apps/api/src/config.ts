@@ -10,7 +10,16 @@ import {
 } from './config/app-config.js'
 import { combinationProblems } from './config/config-problems.js'
 import { optionalField, readStorage } from './config/read-storage.js'
-import { apiKeyList, httpUrl, instant, integer, oneOf, rate, secretOf } from './config/env-codecs.js'
+import {
+  apiKeyList,
+  httpUrl,
+  instant,
+  integer,
+  oneOf,
+  rate,
+  secretOf,
+  trustedProxies as trustedProxiesCodec,
+} from './config/env-codecs.js'
 
 export * from './config/app-config.js'
 
@@ -42,7 +51,7 @@ export const loadConfig = (
   const publicBaseUrl = optional('PUBLIC_BASE_URL', httpUrl)
   const apiKeys = optional('API_KEYS', apiKeyList)
   const apiKeyIdSecret = optional('API_KEY_ID_SECRET', secretOf(MIN_SECRET_LENGTH))
-  const trustedProxies = read('TRUST_PROXY', integer(0, 16), 0)
+  const trustedProxies = read('TRUST_PROXY', trustedProxiesCodec, 0)
   const metricsPort = optional('METRICS_PORT', integer(0, 65535))
   const authFailuresPerSecond = optional('AUTH_FAILURE_LIMIT_PER_SECOND', rate)
   const authFailureBurst = optional('AUTH_FAILURE_LIMIT_BURST', integer(1, 1_000_000))
@@ -76,6 +85,7 @@ export const loadConfig = (
       webConcurrency,
       ratePerSecond,
       rateBurst,
+      trustedProxies,
     }),
   )
   if (problems.length > 0) return E.left(problems)

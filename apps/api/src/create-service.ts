@@ -61,12 +61,6 @@ export const READY_CHECK_EVERY_MS = 1_000
 /** Client addresses the limit on keys that are not valid keeps at most: strangers choose them. */
 const AUTH_FAILURE_ADDRESSES = 100_000
 
-// The PostgreSQL key store says whether it checks keys in memory right now; others always do.
-const looksKeysUp = (apiKeys: ApiKeyStore): (() => boolean) => {
-  const { servingFromMemory } = apiKeys as { servingFromMemory?: unknown }
-  return typeof servingFromMemory === 'function' ? () => servingFromMemory() !== true : () => false
-}
-
 /**
  * Builds the whole service from a configuration object: no environment, no tsyringe to know
  * about. In order: the storage is opened (and, on PostgreSQL, migrated unless told not to), the
@@ -121,9 +115,7 @@ export const createService = async (
     const app = createHttpApp({
       useCases,
       // While stored keys are looked up by a query, a key just found unknown is not asked again.
-      authenticator: rememberUnknownKeys(resolve(c, AuthenticatorToken), {
-        lookingUp: looksKeysUp(storage.apiKeys),
-      }),
+      authenticator: rememberUnknownKeys(resolve(c, AuthenticatorToken)),
       ...(config.rateLimit === undefined
         ? {}
         : { rateLimiter: createTokenBucketRateLimiter(config.rateLimit) }),
@@ -131,7 +123,7 @@ export const createService = async (
         ...(config.authFailureLimit ?? AUTH_FAILURE_LIMIT_DEFAULT),
         maxKeys: AUTH_FAILURE_ADDRESSES,
       }),
-      trustedProxies: config.trustedProxies ?? 0,
+      ...(config.trustedProxies === undefined ? {} : { trustedProxies: config.trustedProxies }),
       publicBaseUrl: config.publicBaseUrl ?? defaultPublicBaseUrl(config),
       servers: apiServers(config),
       logger: httpLogger,

@@ -74,11 +74,40 @@ describe('the settings against strangers', () => {
     expect(config({ TRUST_PROXY: '0' })).not.toHaveProperty('trustedProxies')
   })
 
+  it('reads TRUST_PROXY as the addresses or CIDRs of the proxies, or outside production their number', () => {
+    expect(config({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.10,loopback,2001:db8::/32' }).trustedProxies).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.10',
+      'loopback',
+      '2001:db8::/32',
+    ])
+    expect(config({ TRUST_PROXY: '16' }).trustedProxies).toBe(16)
+    const list = (env: Record<string, string>) => problems(env).filter((p) => p.startsWith('TRUST_PROXY'))
+    expect(list({ TRUST_PROXY: '17' })).toHaveLength(1)
+    expect(list({ TRUST_PROXY: '10.0.0.0/8,proxy.internal,,10.0.0.0/33' })).toEqual([
+      'TRUST_PROXY must be the addresses or CIDRs of the proxies in front (such as 10.0.0.0/8,192.0.2.10, or ' +
+        'loopback), comma-separated, or their number from 0 to 16; not so: entries 2, 3, 4',
+    ])
+  })
+
+  it('refuses in production a number of proxies, which would believe X-Forwarded-For from anyone', () => {
+    const production = { APP_ENV: 'production', DATABASE_URL: 'postgres://db/animals' }
+    expect(problems({ ...production, TRUST_PROXY: '1' })).toContain(
+      'TRUST_PROXY: a number of proxies is refused in production, since any client that reaches the service ' +
+        'directly could then choose its address; name the proxies by address or CIDR, such as 10.0.0.0/8',
+    )
+    for (const allowed of ['0', '10.0.0.0/8']) {
+      const read = loadConfig({ ...production, TRUST_PROXY: allowed })
+      expect(E.isRight(read) ? [] : read.left).toEqual([])
+    }
+  })
+
   it('names each bad one', () => {
     expect(
       problems({ PORT: '8080', METRICS_PORT: '8080', TRUST_PROXY: 'true', AUTH_FAILURE_LIMIT_BURST: '0' }),
     ).toEqual([
-      'TRUST_PROXY must be an integer from 0 to 16',
+      'TRUST_PROXY must be the addresses or CIDRs of the proxies in front (such as 10.0.0.0/8,192.0.2.10, or ' +
+        'loopback), comma-separated, or their number from 0 to 16',
       'AUTH_FAILURE_LIMIT_BURST must be an integer from 1 to 1000000',
       'METRICS_PORT must differ from PORT: /metrics is served there instead of on PORT',
     ])

@@ -180,7 +180,7 @@ describe('the service against strangers (in-process)', () => {
     expect(id).toBe(`env-${createHmac('sha256', secret).update(KEY).digest('hex').slice(0, 12)}`)
   })
 
-  it('logs the client address, from X-Forwarded-For only as far as TRUST_PROXY says, and the path of a scan', async () => {
+  it('logs the client address, from X-Forwarded-For only from the proxies TRUST_PROXY names, and the path of a scan', async () => {
     const direct = await start()
     await fetch(`${direct.url}/wp-login.php?user=admin`, { headers: { 'X-Forwarded-For': '203.0.113.5' } })
     expect(direct.logs().find((l) => l['msg'] === 'request')).toMatchObject({
@@ -188,12 +188,22 @@ describe('the service against strangers (in-process)', () => {
       path: '/wp-login.php',
       status: 404,
     })
-    const proxied = await start({ env: { TRUST_PROXY: '1' } })
-    await fetch(`${proxied.url}/v1/pets`, { headers: { 'X-Forwarded-For': 'spoofed, 203.0.113.5' } })
-    expect(proxied.logs().find((l) => l['msg'] === 'request')).toMatchObject({
-      clientAddress: '203.0.113.5',
-      path: '/v1/pets',
-      status: 401,
-    })
+    // The test's requests come from 127.0.0.1: a proxy when TRUST_PROXY names it, a client when not.
+    for (const [trusted, clientAddress] of [
+      ['1', '203.0.113.5'],
+      ['127.0.0.0/8', '203.0.113.5'],
+      ['10.0.0.0/8, 192.0.2.10', '127.0.0.1'],
+    ] as const) {
+      const proxied = await start({ env: { TRUST_PROXY: trusted } })
+      await fetch(`${proxied.url}/v1/pets`, { headers: { 'X-Forwarded-For': 'spoofed, 203.0.113.5' } })
+      expect(
+        proxied.logs().find((l) => l['msg'] === 'request'),
+        trusted,
+      ).toMatchObject({
+        clientAddress,
+        path: '/v1/pets',
+        status: 401,
+      })
+    }
   })
 })

@@ -1,3 +1,4 @@
+import proxyAddr from '@fastify/proxy-addr'
 import type { IncomingMessage } from 'node:http'
 import { isIP } from 'node:net'
 
@@ -8,22 +9,33 @@ const plain = (address: string): string =>
   address.startsWith(MAPPED) && address.includes('.') ? address.slice(MAPPED.length) : address
 
 /**
- * The address a request came from: the connection's peer, as the server sees it. With
- * `trustedProxies` (the number of proxies in front of the service, each appending to
- * `X-Forwarded-For`), the address the farthest trusted proxy saw instead: the `trustedProxies`-th
- * entry from the right. Entries left of it are whatever the client wrote, so they are never read;
- * an entry that is not an IP address leaves the peer's. Read it before any await: a socket that
- * has closed no longer knows its peer.
+ * The proxies whose `X-Forwarded-For` is believed: their addresses or CIDRs (`10.0.0.0/8`, or
+ * proxy-addr's names `loopback`, `linklocal`, `uniquelocal`), as Express's `trust proxy` takes
+ * them; or, only where the network lets no client reach the service but through them, their
+ * number (the header is then believed from any peer). None (0, or an empty list): the peer.
  */
-export const clientAddressOf = (req: IncomingMessage, trustedProxies: number): string => {
-  const peer = plain(req.socket?.remoteAddress ?? '')
-  if (trustedProxies < 1) return peer
-  // node:http joins repeated X-Forwarded-For headers with ", ", in order.
-  const header = req.headers['x-forwarded-for']
-  if (typeof header !== 'string') return peer
-  const hops = header.split(',')
-  const hop = hops[Math.max(0, hops.length - trustedProxies)]?.trim() ?? ''
-  return isIP(hop) === 0 ? peer : plain(hop)
+export type TrustedProxies = number | ReadonlyArray<string>
+
+/** Finds the address a request came from; read it before any await: a closed socket forgets its peer. */
+export type ClientAddressOf = (req: IncomingMessage) => string
+
+const peerOf: ClientAddressOf = (req) => plain(req.socket?.remoteAddress ?? '')
+
+/**
+ * Compiles, once, how to find a request's client: the connection's peer, unless the peer is a
+ * trusted proxy; then, going right to left through `X-Forwarded-For`, the first address that is
+ * not a trusted proxy's (@fastify/proxy-addr, which Fastify uses). Entries left of it are
+ * whatever the client wrote, so they are never read; an entry that is not an IP address leaves
+ * the peer's. Throws a TypeError naming an entry that is not an address or CIDR.
+ */
+export const clientAddressFinder = (trusted: TrustedProxies = 0): ClientAddressOf => {
+  if (trusted === 0 || (typeof trusted !== 'number' && trusted.length === 0)) return peerOf
+  const trust =
+    typeof trusted === 'number' ? (_: string, hop: number) => hop < trusted : proxyAddr.compile([...trusted])
+  return (req) => {
+    const found = proxyAddr(req, trust)
+    return isIP(found) === 0 ? peerOf(req) : plain(found)
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Authenticator } from '@pets/domain'
+import type { TrustedProxies } from './client-address.js'
 import type { RateLimiter, TokenBucketRateLimiter } from './rate-limiter.js'
 import { preparePetsApi } from './pets-api.js'
 import type { HttpMiddleware } from './request-state.js'
@@ -17,17 +18,19 @@ export type PetsRouterOptions = {
   /** How long a request body may take to arrive; 10 s unless given. */
   readonly bodyTimeoutMs?: number
   /**
-   * Limits the requests with a key that is not valid, per client address (IPv6: per /64): while
-   * an address has no token left, its requests with a key get `429 rate_limited` before the key
-   * is checked, so a stranger's guesses cost no lookup. Each 401 for a key that was sent spends a
-   * token. No limit unless given; bound its keys (`maxKeys`), since strangers choose them.
+   * Limits the lookups of keys that are not valid, per client address (IPv6: per /64): while an
+   * address has no token left, a key that only a lookup in the store can check gets `429
+   * rate_limited` before it, so a stranger's guesses cost no query. A key the authenticator answers
+   * from memory (`fromMemory`) is never limited. No limit unless given; bound its keys
+   * (`maxKeys`), since strangers choose them.
    */
   readonly authFailureLimiter?: TokenBucketRateLimiter
   /**
-   * How many proxies in front of the service append to `X-Forwarded-For`: the client's address is
-   * the one the farthest of them saw. 0 unless given: the connection's peer, the header ignored.
+   * The proxies in front of the service whose `X-Forwarded-For` is believed, by address or CIDR
+   * (or, where no client can bypass them, by number): see `TrustedProxies`. None unless given:
+   * the connection's peer, the header ignored.
    */
-  readonly trustedProxies?: number
+  readonly trustedProxies?: TrustedProxies
 }
 
 /**

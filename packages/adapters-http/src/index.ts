@@ -2,7 +2,12 @@ export { answerClientError } from './answer-client-error.js'
 export { bearerKey } from './authenticate.js'
 export { MAX_URL_BYTES } from './bound-url.js'
 export { decodeListPetsQuery, decodePetId, ListPetsQuery, PetIdParam } from './codecs.js'
-export { addressBucketOf, clientAddressOf } from './client-address.js'
+export {
+  addressBucketOf,
+  clientAddressFinder,
+  type ClientAddressOf,
+  type TrustedProxies,
+} from './client-address.js'
 export {
   createHttpApp,
   createOperationsApp,

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { authenticateKey, bearerKey } from './authenticate.js'
 import { admitUrlLength } from './bound-url.js'
-import { addressBucketOf, clientAddressOf } from './client-address.js'
+import { addressBucketOf, clientAddressFinder, type ClientAddressOf } from './client-address.js'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import { admitWithinRateLimit } from './limit-rate.js'
 import type { Problem } from './problems.js'
@@ -17,6 +17,8 @@ export type PetsApi = {
   readonly owns: (path: string) => boolean
   /** Authenticates, limits, routes and serves a request under the prefix. */
   readonly serve: (ctx: HttpContext) => Promise<void>
+  /** Where a request came from, as `trustedProxies` says. */
+  readonly clientAddressOf: ClientAddressOf
 }
 
 const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
@@ -31,7 +33,7 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
   const prefix = (options.prefix ?? '/v1').replace(/\/+$/, '')
   const publicBaseUrl = options.publicBaseUrl.replace(/\/+$/, '')
   const { authenticator, rateLimiter, authFailureLimiter: failures, useCases, bodyTimeoutMs } = options
-  const trustedProxies = options.trustedProxies ?? 0
+  const clientAddressOf = clientAddressFinder(options.trustedProxies)
   const handlers = petRoutes({
     useCases,
     publicBaseUrl,
@@ -46,23 +48,20 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
   const under = `${prefix}/`
 
   return {
+    clientAddressOf,
     owns: (path) => path === prefix || path.startsWith(under),
     serve: async (ctx) => {
-      const key = bearerKey(ctx.get('Authorization') || undefined)
-      // An address that sent too many keys that are not valid is refused before its key is
-      // checked: on a store that looks keys up, its guesses would cost a query each. A token is
-      // spent before the check, so that requests checked at the same time cannot all pass on the
-      // last one, and given back unless the key was not valid.
-      let address: string | undefined
-      if (failures !== undefined && key !== undefined) {
-        address = addressBucketOf(ctx.state.clientAddress ?? clientAddressOf(ctx.req, trustedProxies))
-        const { allowed, resetSeconds } = failures.take(address)
-        if (!allowed)
-          return sendProblem(ctx, { _tag: 'RateLimited', retryAfterSeconds: resetSeconds, by: 'address' })
-      }
-      const found = await authenticateKey(authenticator, key)
-      const failed = E.isLeft(found) && found.left._tag === 'Unauthorized'
-      if (address !== undefined && !failed) failures?.refund(address)
+      // The per-address limit guards lookups in the store only: keys answered from memory pass.
+      const found = await authenticateKey(
+        authenticator,
+        bearerKey(ctx.get('Authorization') || undefined),
+        failures === undefined
+          ? undefined
+          : {
+              failures,
+              addressOf: () => addressBucketOf(ctx.state.clientAddress ?? clientAddressOf(ctx.req)),
+            },
+      )
       if (E.isLeft(found)) return sendProblem(ctx, found.left)
       const owner = found.right
       ctx.state.apiKey = owner

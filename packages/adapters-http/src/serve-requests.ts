@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import type { HttpLogger } from './logger.js'
-import { clientAddressOf } from './client-address.js'
+import { clientAddressFinder } from './client-address.js'
 import { observeRequests } from './observe-requests.js'
 import type { ObservedRequest } from './operations-endpoints.js'
 import { preparePetsApi, type PetsApi } from './pets-api.js'
@@ -57,7 +57,7 @@ const clientGone = (ctx: HttpContext): boolean => ctx.res.destroyed
  */
 export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsOptions): HttpMiddleware => {
   const api: PetsApi | undefined = pets === undefined ? undefined : preparePetsApi(pets)
-  const trustedProxies = pets?.trustedProxies ?? 0
+  const clientAddressOf = api?.clientAddressOf ?? clientAddressFinder()
   const observed = observeRequests(logger, observe)
   const serveOutside = async (ctx: HttpContext, path: string) => {
     for (const find of outside) {
@@ -76,7 +76,7 @@ export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsO
     const requestId = requestIdOf(typeof header === 'string' ? header : undefined)
     ctx.state.requestId = requestId
     // Now, while the connection is open: a closed socket no longer knows its peer.
-    ctx.state.clientAddress = clientAddressOf(ctx.req, trustedProxies)
+    ctx.state.clientAddress = clientAddressOf(ctx.req)
     stamp(ctx.res, requestId)
     try {
       const path = ctx.path

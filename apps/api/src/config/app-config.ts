@@ -1,3 +1,5 @@
+import type { TrustedProxies } from '@pets/adapters-http'
+
 /** The service's configuration, as loadConfig (config.ts) reads it from the environment. */
 
 /** The environments APP_ENV may name. */
@@ -74,8 +76,11 @@ export type AppConfig = {
    * AUTH_FAILURE_LIMIT_DEFAULT.
    */
   readonly authFailureLimit?: RateLimitConfig
-  /** TRUST_PROXY: how many proxies in front append to X-Forwarded-For; unset: none, the header ignored. */
-  readonly trustedProxies?: number
+  /**
+   * TRUST_PROXY: the proxies in front whose X-Forwarded-For is believed, by address or CIDR (by
+   * number outside production only); unset: none, the header ignored.
+   */
+  readonly trustedProxies?: TrustedProxies
   /** METRICS_PORT: /metrics (with /healthz and /readyz) on a listener of its own, and not on PORT. */
   readonly metricsPort?: number
   /** How often the records of Idempotency-Keys older than 24 hours are removed. */

@@ -1,3 +1,4 @@
+import type { TrustedProxies } from '@pets/adapters-http'
 import { parseKeyEntry } from '../environment-keys.js'
 import { MIN_SECRET_LENGTH, type AppEnv, type StorageConfig } from './app-config.js'
 
@@ -13,6 +14,7 @@ export type Combination = {
   readonly webConcurrency: number
   readonly ratePerSecond: number | undefined
   readonly rateBurst: number | undefined
+  readonly trustedProxies: TrustedProxies
 }
 
 // The positions (from 1) of the entries of API_KEYS for which `wrong` holds: never the keys.
@@ -47,6 +49,11 @@ const productionProblems = (c: Combination): Array<string> => {
   if (c.storage.kind !== 'postgres' && c.apiKeys === undefined)
     problems.push('APP_ENV=production needs at least one API key: set API_KEYS')
   if (c.clockNow !== undefined) problems.push('CLOCK_NOW is refused in production')
+  if (typeof c.trustedProxies === 'number' && c.trustedProxies > 0)
+    problems.push(
+      'TRUST_PROXY: a number of proxies is refused in production, since any client that reaches the service ' +
+        'directly could then choose its address; name the proxies by address or CIDR, such as 10.0.0.0/8',
+    )
   const short = entriesWhere(apiKeys, (entry) => {
     const parsed = parseKeyEntry(entry)
     return parsed !== undefined && parsed.key.length < MIN_SECRET_LENGTH

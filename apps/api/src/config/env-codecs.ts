@@ -1,4 +1,6 @@
+import { clientAddressFinder, type TrustedProxies } from '@pets/adapters-http'
 import * as t from 'io-ts'
+import { isIP } from 'node:net'
 
 /** How loadConfig reads one variable with a codec: with a fallback, or optional. */
 export type Read = {
@@ -113,3 +115,42 @@ export const secretOf = (minLength: number) =>
         : t.failure(u, c, `must be at least ${minLength} visible ASCII characters`),
     String,
   )
+
+// An address, a CIDR or one of proxy-addr's names, as proxy-addr compiles it; never a bare number,
+// which ipaddr.js would read as an IPv4 address (17 is 0.0.0.17).
+const isProxyEntry = (entry: string): boolean => {
+  if (!PROXY_NAMES.has(entry) && isIP(entry.split('/')[0]!) === 0) return false
+  try {
+    clientAddressFinder([entry])
+    return true
+  } catch {
+    return false
+  }
+}
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/**
+ * TRUST_PROXY: the proxies in front, by address or CIDR (or proxy-addr's names `loopback`,
+ * `linklocal`, `uniquelocal`), comma-separated; or their number, 0 to 16. Each entry is compiled as
+ * the service will use it, so what is accepted here is what serves.
+ */
+export const trustedProxies = new t.Type<TrustedProxies, string, unknown>(
+  'TrustedProxies',
+  (u): u is TrustedProxies => typeof u === 'number' || Array.isArray(u),
+  (u, c) => {
+    const count = typeof u === 'string' && /^[0-9]+$/.test(u) ? Number(u) : undefined
+    if (count !== undefined && count <= 16) return t.success(count)
+    const entries =
+      typeof u === 'string' && count === undefined ? u.split(',').map((entry) => entry.trim()) : []
+    const unreadable = entries.flatMap((entry, i) => (isProxyEntry(entry) ? [] : [i + 1]))
+    return entries.length > 0 && unreadable.length === 0
+      ? t.success(entries)
+      : t.failure(
+          u,
+          c,
+          'must be the addresses or CIDRs of the proxies in front (such as 10.0.0.0/8,192.0.2.10, or loopback), ' +
+            `comma-separated, or their number from 0 to 16${entries.length > 1 ? `; not so: entries ${unreadable.join(', ')}` : ''}`,
+        )
+  },
+  (trusted) => (typeof trusted === 'number' ? String(trusted) : trusted.join(',')),
+)
