@@ -1,6 +1,8 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
 import { pollUntil } from '@pets/domain/testing'
-import { request } from 'node:http'
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { Agent, request } from 'node:http'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { startTestService, type ChildService } from './support/test-service.js'
 
@@ -28,6 +30,44 @@ const lines = (svc: ChildService, msg: string) =>
     .split('\n')
     .filter((line) => line.includes(`"msg":"${msg}"`))
     .map((line) => JSON.parse(line) as Record<string, unknown>)
+
+// The CPU time a process has used so far, in ms: utime and stime of /proc/<pid>/stat, in clock
+// ticks of 10 ms (USER_HZ is 100 on Linux). The name, field 2, may hold spaces: split after it.
+const cpuMs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+// `connections` loops, each asking for `path` again as soon as its last answer came, for `ms`.
+const flood = async (url: string, path: string, connections: number, ms: number) => {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections })
+  const pages = new Set<string>()
+  const statuses = new Map<number, number>()
+  const until = Date.now() + ms
+  const ask = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = request(`${url}${path}`, { agent }, (res) => {
+        const hash = createHash('sha1')
+        res.on('data', (chunk: Buffer) => hash.update(chunk))
+        res.on('end', () => {
+          statuses.set(res.statusCode ?? 0, (statuses.get(res.statusCode ?? 0) ?? 0) + 1)
+          if (res.statusCode === 200) pages.add(hash.digest('hex'))
+          resolve()
+        })
+      })
+      req.on('error', reject)
+      req.end()
+    })
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < until) await ask()
+    }),
+  )
+  const seconds = (performance.now() - started) / 1000
+  agent.destroy()
+  return { seconds, pages: pages.size, statuses: Object.fromEntries(statuses) as Record<number, number> }
+}
 
 describe('WEB_CONCURRENCY: several workers on one port', () => {
   const databases: Array<FreshDatabase> = []
@@ -74,5 +114,36 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     expect(lines(svc, 'stopped').filter((l) => l['outcome'] === 'clean').length).toBe(3)
     for (const pid of lines(svc, 'listening').map((l) => l['pid'] as number))
       expect(() => process.kill(pid, 0)).toThrow()
+  })
+
+  it('collects the metrics of the workers at most once a second, however many scrape at once', async () => {
+    const database = await openFreshDatabase(inject('postgres'), { empty: true })
+    databases.push(database)
+    const svc = await startTestService({
+      mode: 'child',
+      env: { DATABASE_URL: database.url, API_KEYS: KEY, WEB_CONCURRENCY: '2' },
+      listening: 2,
+      timeoutMs: 20_000,
+    })
+    services.push(svc)
+    const workers = lines(svc, 'listening').map((l) => l['pid'] as number)
+    const cpu = () => workers.reduce((sum, pid) => sum + cpuMs(pid), 0)
+
+    const workersMsPer = async (path: string) => {
+      const before = cpu()
+      const answers = await flood(svc.url, path, 64, 2_500)
+      const took = cpu() - before
+      expect(Object.keys(answers.statuses)).toEqual(['200'])
+      return { ...answers, msPerAnswer: took / answers.statuses[200]! }
+    }
+    // Probes first: the same flood without collections, and the workers warm for the scrapes.
+    const probes = await workersMsPer('/healthz')
+    const scrapes = await workersMsPer('/metrics')
+    const figures = JSON.stringify({ probes, scrapes })
+    // Each collection makes a page of its own (the scrapes it counts differ), so the pages count
+    // the collections: one starts at most once a second, from the first scrape to the last.
+    expect(scrapes.pages, figures).toBeLessThanOrEqual(Math.floor(scrapes.seconds) + 1)
+    // A scrape costs the workers about what a probe does; collecting for each cost 15 times that.
+    expect(scrapes.msPerAnswer, figures).toBeLessThan(4 * probes.msPerAnswer)
   })
 })
