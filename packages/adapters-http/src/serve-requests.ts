@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import type { HttpLogger } from './logger.js'
 import { clientAddressFinder } from './client-address.js'
+import { lingerAfterAnswer } from './linger.js'
 import { observeRequests } from './observe-requests.js'
 import type { ObservedRequest } from './operations-endpoints.js'
 import { preparePetsApi, type PetsApi } from './pets-api.js'
@@ -93,7 +94,10 @@ export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsO
       }
     }
     const aborted = clientGone(ctx)
-    if (!aborted && bodyLeftUnread(ctx.req)) ctx.set('Connection', 'close')
+    if (!aborted && bodyLeftUnread(ctx.req)) {
+      ctx.set('Connection', 'close')
+      lingerAfterAnswer(ctx.res)
+    }
     observed(ctx, startedMs, aborted)
   }
 }

@@ -1,0 +1,64 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
+/** How long a connection goes on reading a body its answer left unread, at most. */
+export const LINGER_MS = 3_000
+/** How many bytes of such a body it reads and drops, at most. */
+export const LINGER_BYTES = 256 * 1024
+
+type End = ServerResponse['end']
+
+/**
+ * Lets an answer that leaves the request's body unread (a 413, 401, 415 or 400) reach a client
+ * that is still sending it, as nginx's `lingering_close` does: closing the socket while bytes
+ * still arrive makes the kernel reset the connection, and the client reads a broken pipe instead
+ * of its answer. So the answer is written at once, whole, and the connection ends only once the
+ * body has been read and dropped, or after `LINGER_MS` or `LINGER_BYTES` (then it is cut). Call it
+ * before the answer ends, on an answer that closes its connection. A body that arrived whole
+ * already changes nothing.
+ */
+export const lingerAfterAnswer = (res: ServerResponse): void => {
+  res.end = endOnceBodyRead as End
+}
+
+// The answer's end, on this one response: its bytes go now; the end waits for the body.
+function endOnceBodyRead(this: ServerResponse, ...args: Array<unknown>): ServerResponse {
+  // From now on, the inherited end.
+  delete (this as { end?: End }).end
+  const req = this.req
+  if (req.complete || req.destroyed) return (this.end as (...a: Array<unknown>) => ServerResponse)(...args)
+  const callback = typeof args.at(-1) === 'function' ? (args.pop() as () => void) : undefined
+  const [chunk, encoding] = args as [string | Buffer | undefined, BufferEncoding | undefined]
+  if (chunk === undefined || chunk === null) this.flushHeaders()
+  else if (encoding === undefined) this.write(chunk)
+  else this.write(chunk, encoding)
+  dropRestOfBody(this, req, callback)
+  return this
+}
+
+const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (() => void) | undefined) => {
+  let read = 0
+  let ended = false
+  const end = (cut: boolean) => {
+    if (ended) return
+    ended = true
+    clearTimeout(timer)
+    req.off('data', onData)
+    req.off('end', whole)
+    req.off('close', whole)
+    if (callback === undefined) res.end()
+    else res.end(callback)
+    // Past the bounds the client is not one that stops: what it still sends may reset the connection.
+    if (cut) req.socket.destroy()
+  }
+  const onData = (chunk: Buffer) => {
+    read += chunk.length
+    if (read > LINGER_BYTES) end(true)
+  }
+  const whole = () => end(false)
+  const timer = setTimeout(end, LINGER_MS, true)
+  req.on('data', onData)
+  req.once('end', whole)
+  // The client went away: nothing left to read.
+  req.once('close', whole)
+  req.resume()
+}

@@ -1,0 +1,119 @@
+import { request } from 'node:http'
+import { connect } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LINGER_BYTES, LINGER_MS } from '../src/linger.js'
+import { BEARER, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
+
+const KIB = 1024
+const CHUNK = Buffer.alloc(4 * KIB, 0x20)
+
+// POSTs a body of `size` bytes in 4 KiB chunks (chunked: no Content-Length), as fast as the socket
+// takes them, and says what came back: the status, or the error the client saw.
+const upload = (port: number, size: number, headers: Record<string, string>) =>
+  new Promise<string>((resolve) => {
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/v1/pets', headers, agent: false },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(String(res.statusCode)))
+        res.on('error', (error: NodeJS.ErrnoException) => resolve(`response ${error.code ?? error.message}`))
+      },
+    )
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+    let sent = 0
+    const more = () => {
+      while (sent < size) {
+        sent += CHUNK.length
+        if (!req.write(CHUNK)) return void req.once('drain', more)
+      }
+      req.end()
+    }
+    req.write('{"name":"')
+    more()
+  })
+
+describe('an answer that leaves a body unread, while the client still sends it', () => {
+  let served: ServedApp
+  beforeAll(async () => {
+    served = await serveApp(memoryApp().options)
+  })
+  afterAll(() => served.close())
+  const json = { 'Content-Type': 'application/json' }
+
+  it.each([
+    ['401', json],
+    ['415', { Authorization: BEARER, 'Content-Type': 'text/plain' }],
+    ['413', { ...json, Authorization: BEARER }],
+  ])(
+    'reaches the client as %s, while it still sends its body (apps/api tests it in another process)',
+    async (status, headers) => {
+      for (let i = 0; i < 10; i++) expect(await upload(served.port, 100 * KIB, headers)).toBe(status)
+    },
+  )
+
+  it('closes the connection once the rest of the body has come, without a reset', async () => {
+    const socket = connect(served.port, '127.0.0.1')
+    const body = Buffer.alloc(100 * KIB, 0x20)
+    socket.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    )
+    socket.write(body)
+    let answer = ''
+    socket.on('data', (data: Buffer) => (answer += data.toString('latin1')))
+    const errors: Array<string> = []
+    socket.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message))
+    await new Promise((resolve) => socket.on('close', resolve))
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+    expect(errors).toEqual([])
+  })
+
+  // A raw client that sends headers, then a body it never ends: what it reads, and when the server closes.
+  const endless = (pace: 'flood' | 'trickle') =>
+    new Promise<{ answer: string; closedAfterMs: number; sent: number }>((resolve) => {
+      const socket = connect(served.port, '127.0.0.1')
+      const started = Date.now()
+      let answer = ''
+      let sent = 0
+      let timer: NodeJS.Timeout | undefined
+      socket.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n` +
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      )
+      const chunk = `${CHUNK.length.toString(16)}\r\n${CHUNK.toString()}\r\n`
+      const send = () => {
+        if (socket.destroyed) return
+        if (pace === 'trickle') {
+          socket.write(chunk)
+          sent += CHUNK.length
+          timer = setTimeout(send, sent < 80 * KIB ? 0 : 200)
+          return
+        }
+        while (socket.write(chunk)) sent += CHUNK.length
+        socket.once('drain', send)
+      }
+      send()
+      socket.on('data', (data: Buffer) => (answer += data.toString('latin1')))
+      socket.on('error', () => {})
+      socket.on('close', () => {
+        clearTimeout(timer)
+        resolve({ answer, closedAfterMs: Date.now() - started, sent })
+      })
+    })
+
+  it(`cuts a client that goes on sending past ${LINGER_BYTES / KIB} KiB, after its answer`, async () => {
+    const { answer, closedAfterMs, sent } = await endless('flood')
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+    expect(answer).toContain('Connection: close')
+    expect(closedAfterMs).toBeLessThan(LINGER_MS)
+    // The limit of the body, what lingered, and what the kernel's buffers held by then.
+    expect(sent).toBeGreaterThan(LINGER_BYTES)
+  })
+
+  it(`cuts a client that sends on slowly after ${LINGER_MS / 1000} s, after its answer`, async () => {
+    const { answer, closedAfterMs } = await endless('trickle')
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+    expect(closedAfterMs).toBeGreaterThanOrEqual(LINGER_MS)
+    expect(closedAfterMs).toBeLessThan(LINGER_MS + 2_000)
+  }, 15_000)
+})
