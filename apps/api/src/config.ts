@@ -72,6 +72,8 @@ export const loadConfig = (
   const ratePerSecond = optional('RATE_LIMIT_PER_SECOND', rate)
   const rateBurst = optional('RATE_LIMIT_BURST', integer(1, 1_000_000))
   const idempotencyCleanupMs = read('IDEMPOTENCY_CLEANUP_MS', integer(100, 86_400_000), 600_000)
+  const headersTimeoutMs = read('HEADERS_TIMEOUT_MS', integer(100, 600_000), 10_000)
+  const maxConnections = read('MAX_CONNECTIONS', integer(1, 1_000_000), 10_000)
 
   problems.push(
     ...combinationProblems({
@@ -123,5 +125,7 @@ export const loadConfig = (
           rateLimit: { perSecond: ratePerSecond, burst: rateBurst ?? Math.max(1, Math.ceil(ratePerSecond)) },
         }),
     idempotencyCleanupMs,
+    headersTimeoutMs,
+    maxConnections,
   })
 }

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import type { AppConfig } from './config.js'
 import { defaultPublicBaseUrl } from './config.js'
 import type { AnimalStoreService } from './create-service.js'
+import { capConnections, listenerTimeouts } from './connection-limits.js'
 import { createLogger } from './logger.js'
 
 /** How a stop ended: everything finished within the grace, or the grace ran out. */
@@ -90,8 +91,7 @@ export const startServer = async (
   const server = createServer(
     {
       // A client that sends its headers or body byte by byte cannot hold a connection forever.
-      headersTimeout: 10_000,
-      requestTimeout: 30_000,
+      ...listenerTimeouts(config),
       maxHeaderSize: 16 * 1024,
       ServerResponse: DrainingResponse,
     },
@@ -108,12 +108,11 @@ export const startServer = async (
   // logged, and the server goes on serving: without a listener, the next one would end the process.
   let service: AnimalStoreService | undefined
   let early: ReturnType<typeof createLogger> | undefined
+  const logger = () => service?.logger ?? (early ??= createLogger(config))
   const onServerError = (error: Error) =>
-    (service?.logger ?? (early ??= createLogger(config))).error(
-      { err: error },
-      'the HTTP server reported an error; it goes on serving',
-    )
+    logger().error({ err: error }, 'the HTTP server reported an error; it goes on serving')
   server.on('error', onServerError)
+  capConnections(server, config.maxConnections, logger)
   const { port } = server.address() as AddressInfo
   const url = urlOf(server)
   const publicBaseUrl = config.publicBaseUrl ?? defaultPublicBaseUrl({ host: config.host, port })
@@ -122,11 +121,9 @@ export const startServer = async (
     service = await build({ ...config, publicBaseUrl })
     // METRICS_PORT: /metrics on a listener of its own, which only monitoring should reach.
     if (service.operationsApp !== undefined && config.metricsPort !== undefined) {
-      metricsServer = createServer(
-        { headersTimeout: 10_000, requestTimeout: 30_000 },
-        service.operationsApp.callback(),
-      )
+      metricsServer = createServer(listenerTimeouts(config), service.operationsApp.callback())
       metricsServer.on('clientError', answerClientError)
+      capConnections(metricsServer, config.maxConnections, logger)
       await listen(metricsServer, config.metricsPort, config.host)
       metricsServer.on('error', onServerError)
     }

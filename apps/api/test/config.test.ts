@@ -33,6 +33,8 @@ describe('configuration from the environment', () => {
       usageFlushMs: 5000,
       webConcurrency: 1,
       idempotencyCleanupMs: 600000,
+      headersTimeoutMs: 10000,
+      maxConnections: 10000,
     })
   })
 
@@ -46,8 +48,12 @@ describe('configuration from the environment', () => {
         API_KEYS: 'k1, k2',
         LOG_LEVEL: 'warn',
         CLOCK_NOW: '2030-12-05T00:00:00Z',
+        HEADERS_TIMEOUT_MS: '2000',
+        MAX_CONNECTIONS: '500',
       }),
     ).toMatchObject({
+      headersTimeoutMs: 2000,
+      maxConnections: 500,
       env: 'staging',
       host: '0.0.0.0',
       port: 8080,

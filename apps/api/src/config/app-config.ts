@@ -85,6 +85,10 @@ export type AppConfig = {
   readonly metricsPort?: number
   /** How often the records of Idempotency-Keys older than 24 hours are removed. */
   readonly idempotencyCleanupMs: number
+  /** How long a client may take to send a request's line and headers; checked every half of it. */
+  readonly headersTimeoutMs: number
+  /** Connections open at once, per listener of each process; past it new ones are closed at once. */
+  readonly maxConnections: number
 }
 
 /** A token bucket per API key: `burst` requests at once, refilled at `perSecond`. */

@@ -1,0 +1,42 @@
+import type { Server, ServerOptions } from 'node:http'
+import type { AppConfig } from './config.js'
+import type { Logger } from './logger.js'
+
+// At most one line about refused connections this often, with how many were refused meanwhile.
+const DROP_LINE_EVERY_MS = 1_000
+
+/**
+ * The time limits of a listener: headers within HEADERS_TIMEOUT_MS, the whole request within 30 s.
+ * Node checks them every `connectionsCheckingInterval` (30 s by default, so a slow client kept
+ * its socket up to 40 s); checking every half of the headers' limit ends one within 1.5 times it.
+ */
+export const listenerTimeouts = (config: Pick<AppConfig, 'headersTimeoutMs'>): ServerOptions => ({
+  headersTimeout: config.headersTimeoutMs,
+  requestTimeout: Math.max(30_000, config.headersTimeoutMs),
+  connectionsCheckingInterval: Math.max(50, Math.floor(config.headersTimeoutMs / 2)),
+})
+
+/**
+ * Caps the connections `server` keeps open at `maxConnections` (node closes each one past it as
+ * it is accepted), and says so in a warn line, at most one a second, with how many were closed.
+ */
+export const capConnections = (server: Server, maxConnections: number, logger: () => Logger): void => {
+  server.maxConnections = maxConnections
+  let dropped = 0
+  let lineAt = Number.NEGATIVE_INFINITY
+  const report = () => {
+    lineAt = Date.now()
+    const count = dropped
+    dropped = 0
+    logger().warn(
+      { maxConnections, refused: count },
+      `connections refused: MAX_CONNECTIONS (${maxConnections}) are open on this listener`,
+    )
+  }
+  server.on('drop', () => {
+    dropped++
+    const wait = lineAt + DROP_LINE_EVERY_MS - Date.now()
+    if (wait <= 0) report()
+    else if (dropped === 1) setTimeout(report, wait).unref()
+  })
+}
