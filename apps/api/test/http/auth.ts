@@ -108,6 +108,19 @@ export const describeAuthentication = (start: StartService) =>
       expect(res.headers.get('link')).toBeNull()
     })
 
+    it('answers 401 to every key that is not valid, however many came before, and serves a valid key from the same client', async () => {
+      // An outside suite's bad-key checks, with the default limits: keys checked in memory are
+      // never limited for other requests' failures (README, "Hostile input").
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 25; i++) {
+          const res = await withAuthorization(`Bearer not-a-key-${round}-${i}`)
+          await expectError(res, 401, 'unauthorized')
+        }
+        const served = await withAuthorization(`Bearer ${TEST_KEYS[round % 2]}`)
+        expect(served.status, await served.text()).toBe(200)
+      }
+    })
+
     it('GET /healthz needs no key, and ignores an invalid one', async () => {
       expect((await withAuthorization(undefined, '/healthz')).status).toBe(200)
       expect((await withAuthorization('Bearer not-a-key', '/healthz')).status).toBe(200)
