@@ -16,7 +16,7 @@ export type InternalError = { readonly _tag: 'InternalError' }
 export type ShuttingDown = { readonly _tag: 'ShuttingDown' }
 /**
  * The API key has used up its rate limit, or (`by: 'address'`) the client's address has sent too
- * many keys that are not valid; one more request is allowed after `retryAfterSeconds`.
+ * many keys that are not valid to be looked up; one more is allowed after `retryAfterSeconds`.
  */
 export type RateLimited = {
   readonly _tag: 'RateLimited'

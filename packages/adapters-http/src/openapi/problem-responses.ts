@@ -77,8 +77,9 @@ const NOTES: { readonly [T in Problem['_tag']]: ProblemNote<T> } = {
   },
   RateLimited: {
     when:
-      'The API key has used up its rate limit, or too many keys that are not valid came from this ' +
-      "client's address (answered before the key is checked); try again after `Retry-After` seconds.",
+      'The API key has used up its rate limit, or, while keys must be looked up in the store, too many ' +
+      "keys that are not valid came from this client's address (answered before the lookup); try again " +
+      'after `Retry-After` seconds.',
     examples: [{ _tag: 'RateLimited', retryAfterSeconds: 1 }],
   },
 }
