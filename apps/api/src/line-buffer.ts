@@ -4,6 +4,18 @@ import { write, writeSync } from 'node:fs'
 // Waits `ms` without returning to the event loop: for a synchronous write to a full pipe.
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
+// The one line a failed log gets, straight to fd 2: process.stderr would emit an 'error' of its own.
+const reportFailure = (error: NodeJS.ErrnoException) => {
+  try {
+    writeSync(
+      2,
+      `animal-store: the log cannot be written (${error.code ?? error.message}); its lines are dropped\n`,
+    )
+  } catch {
+    // stderr is gone too: nowhere left to say it.
+  }
+}
+
 // A process that ends by itself (its event loop empty) writes what waits: one listener for all.
 const open = new Set<LineBuffer>()
 process.on('exit', () => {
@@ -22,11 +34,15 @@ process.on('exit', () => {
  * load that was a fifth of a request's CPU and most of its p99 (bench/RESULTS.md). This keeps the
  * same contract that flushLogs reads: `_writing` while a write is under way, 'drain' once none
  * is and nothing is due, and `flushSync()` for the rest at exit.
+ *
+ * A write that fails for good ends the buffer, never the process: it drops its lines from then on,
+ * and emits 'error' to whoever listens. EPIPE, a reader that went away (`| head -n 1`), is no
+ * failure, as for pino's own destination; any other error gets one line on stderr.
  */
 export class LineBuffer extends EventEmitter {
   /** True while a write is under way. */
   _writing = false
-  /** Set once a write failed for good: lines are then dropped. */
+  /** Set once a write failed for good: lines are dropped from then on, deferred ones never made. */
   destroyed = false
   private lines: Array<string> = []
   private bytes = 0
@@ -43,6 +59,10 @@ export class LineBuffer extends EventEmitter {
     super()
     this.timer = setInterval(() => this.flush(), flushMs).unref()
     open.add(this)
+    // Always one listener: an 'error' that nobody listens to would end the process.
+    this.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reportFailure(error)
+    })
   }
 
   /** Takes one line; it is written with the next batch. */
@@ -99,7 +119,8 @@ export class LineBuffer extends EventEmitter {
       try {
         offset += writeSync(this.fd, data, offset)
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN')
+          return this.fail(error as NodeJS.ErrnoException)
         sleepSync(10)
       }
     }
@@ -118,6 +139,8 @@ export class LineBuffer extends EventEmitter {
   }
 
   private append(line: string): void {
+    // Items deferred before a failure whose lines are made after it.
+    if (this.destroyed) return
     this.lines.push(line)
     this.bytes += line.length
     if (!this._writing && this.bytes >= this.minBytes) this.writeBatch()
@@ -139,16 +162,22 @@ export class LineBuffer extends EventEmitter {
     write(this.fd, data, offset, data.length - offset, null, (error, written) => {
       if (error !== null) {
         if (error.code === 'EAGAIN') return void setTimeout(() => this.send(data, offset), 5)
-        this._writing = false
-        this.destroyed = true
-        this.lines = []
-        this.emit('error', error)
-        return
+        return this.fail(error)
       }
       if (offset + written < data.length) return this.send(data, offset + written)
       this._writing = false
       if (this.bytes >= this.minBytes) this.writeBatch()
       else this.emit('drain')
     })
+  }
+
+  private fail(error: NodeJS.ErrnoException): void {
+    this._writing = false
+    this.destroyed = true
+    this.lines = []
+    this.bytes = 0
+    clearInterval(this.timer)
+    open.delete(this)
+    this.emit('error', error)
   }
 }

@@ -1,0 +1,87 @@
+import { execFileSync } from 'node:child_process'
+import type * as Fs from 'node:fs'
+import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { LineBuffer } from '../src/line-buffer.js'
+
+// What LineBuffer writes to fd 2 lands here instead; every other write goes through.
+const { stderr } = vi.hoisted(() => ({ stderr: [] as Array<string> }))
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof Fs>()
+  const writeSync = (fd: number, ...rest: Array<unknown>) => {
+    if (fd !== 2) return (fs.writeSync as (fd: number, ...rest: Array<unknown>) => number)(fd, ...rest)
+    stderr.push(String(rest[0]))
+    return String(rest[0]).length
+  }
+  return { ...fs, writeSync }
+})
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'line-buffer-test-'))
+  stderr.length = 0
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+// The write end of a pipe whose read end is closed, as stdout is once `| head -n 1` has exited.
+const brokenPipe = () => {
+  const fifo = join(dir, 'fifo')
+  execFileSync('mkfifo', [fifo])
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+  const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+  closeSync(reader)
+  return writer
+}
+
+describe('LineBuffer on a stream that fails', () => {
+  // No test listens to 'error' but the second: an 'error' without a listener would end the process.
+  it('drops its lines once the reader of its pipe is gone (EPIPE), says nothing, and never throws', async () => {
+    const fd = brokenPipe()
+    const buffer = new LineBuffer(fd, 1, 10_000)
+    let made = 0
+    const deferred = buffer.defer((n: number) => `{"n":${(made++, n)}}\n`)
+    expect(buffer.write('{"msg":"first"}\n')).toBe(true)
+    await vi.waitFor(() => expect(buffer.destroyed).toBe(true))
+    expect(buffer._writing).toBe(false)
+    // Later lines cost a test: not buffered, not written, a deferred one not even made.
+    expect(buffer.write('{"msg":"second"}\n')).toBe(false)
+    expect(deferred(1)).toBe(false)
+    buffer.flush()
+    buffer.flushSync()
+    buffer.end()
+    expect(made).toBe(0)
+    expect(stderr).toEqual([])
+    closeSync(fd)
+  })
+
+  it('does not throw from flushSync at exit when the pipe broke since the last write', () => {
+    const fd = brokenPipe()
+    const buffer = new LineBuffer(fd, 1 << 20, 10_000)
+    const errors: Array<NodeJS.ErrnoException> = []
+    buffer.on('error', (error: NodeJS.ErrnoException) => errors.push(error))
+    buffer.write('{"msg":"waiting"}\n')
+    expect(() => buffer.flushSync()).not.toThrow()
+    expect(errors.map((e) => e.code)).toEqual(['EPIPE'])
+    expect(buffer.destroyed).toBe(true)
+    expect(stderr).toEqual([])
+    buffer.end()
+    closeSync(fd)
+  })
+
+  it('keeps any other failure from ending the process, and says it in one line on stderr', async () => {
+    const file = join(dir, 'read-only')
+    writeFileSync(file, '')
+    // Writing to a descriptor opened for reading fails with EBADF, as a closed stdout would.
+    const fd = openSync(file, 'r')
+    const buffer = new LineBuffer(fd, 1, 10_000)
+    buffer.write('{"msg":"first"}\n')
+    await vi.waitFor(() => expect(buffer.destroyed).toBe(true))
+    buffer.write('{"msg":"second"}\n')
+    expect(() => buffer.flushSync()).not.toThrow()
+    buffer.end()
+    expect(stderr).toEqual(['animal-store: the log cannot be written (EBADF); its lines are dropped\n'])
+    closeSync(fd)
+  })
+})
