@@ -1,7 +1,7 @@
 import type { MetricsPage } from '@pets/adapters-http'
 import cluster, { type Worker } from 'node:cluster'
 import { AggregatorRegistry, type Registry } from 'prom-client'
-import type { SharedCheckOptions } from './shared-check.js'
+import { sharedAnswer } from './shared-check.js'
 
 const REQUEST = 'animal-store:metrics-request'
 const RESPONSE = 'animal-store:metrics-response'
@@ -10,29 +10,6 @@ const TIMEOUT_MS = 5_000
 const COLLECT_EVERY_MS = 1_000
 
 type MetricsResponse = { type: typeof RESPONSE; id: number; page?: MetricsPage; error?: string }
-
-/**
- * `ask`, shared as sharedCheck (shared-check.ts) shares a check, but with the answer's value: never
- * two at once (whoever comes meanwhile gets the answer of the one under way), and once it has
- * answered, callers get that answer until `everyMs` after it started. A failure is shared the same
- * way, as the same rejection, never as a value.
- */
-export const sharedAnswer = <T>(
-  ask: () => Promise<T>,
-  { everyMs, now = () => performance.now() }: SharedCheckOptions,
-): (() => Promise<T>) => {
-  let latest: { readonly startedAt: number; readonly answer: Promise<T>; settled: boolean } | undefined
-  return () => {
-    const at = now()
-    if (latest === undefined || (latest.settled && at - latest.startedAt >= everyMs)) {
-      const entry = { startedAt: at, answer: ask(), settled: false }
-      latest = entry
-      const settle = () => void (entry.settled = true)
-      entry.answer.then(settle, settle)
-    }
-    return latest.answer
-  }
-}
 
 /**
  * In the primary: answers a worker's request for the metrics of every worker, summed by

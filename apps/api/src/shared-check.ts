@@ -1,36 +1,51 @@
 import type * as E from 'fp-ts/lib/Either.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 
-/** What sharedCheck needs: how often at most to check, and a clock (performance.now unless given). */
+/** How often at most to ask, and a clock (performance.now unless given). */
 export type SharedCheckOptions = {
   readonly everyMs: number
   readonly now?: () => number
+  /** Whether a rejection is shared as the answer is (true unless given), or asked again at once. */
+  readonly shareFailures?: boolean
 }
 
 /**
- * A check (such as `/readyz`'s look at the database) run at most once per `everyMs`, whatever the
- * rate it is asked at, and never two at once: while one runs, every caller gets its answer, also
- * when it runs longer than `everyMs` (a database that does not answer); once it has answered,
- * callers get that answer until `everyMs` after it started. So a flood of probes costs the store
- * one query a second at most, and never a queue of them.
+ * `ask`, run at most once per `everyMs`, whatever the rate it is asked at, and never two at once:
+ * while one runs, every caller gets its answer, also when it runs longer than `everyMs`; once it
+ * has answered, callers get that answer until `everyMs` after it started. A rejection is shared
+ * the same way, as a rejection, never as an answer (unless `shareFailures` is false).
  */
-export const sharedCheck = <L>(
-  check: () => TaskEither<L, void>,
-  { everyMs, now = () => performance.now() }: SharedCheckOptions,
-): (() => TaskEither<L, void>) => {
-  let latest:
-    { readonly startedAt: number; readonly answer: Promise<E.Either<L, void>>; settled: boolean } | undefined
-  return () => () => {
+export const sharedAnswer = <T>(
+  ask: () => Promise<T>,
+  { everyMs, now = () => performance.now(), shareFailures = true }: SharedCheckOptions,
+): (() => Promise<T>) => {
+  let latest: { readonly startedAt: number; readonly answer: Promise<T>; settled: boolean } | undefined
+  return () => {
     const at = now()
     if (latest === undefined || (latest.settled && at - latest.startedAt >= everyMs)) {
-      const entry = { startedAt: at, answer: check()(), settled: false }
+      const entry = { startedAt: at, answer: ask(), settled: false }
       latest = entry
       entry.answer.then(
         () => void (entry.settled = true),
-        // A check that throws is a defect; the next caller tries again rather than sharing it.
-        () => void (latest === entry && (latest = undefined)),
+        () => {
+          entry.settled = true
+          if (!shareFailures && latest === entry) latest = undefined
+        },
       )
     }
     return latest.answer
   }
+}
+
+/**
+ * A check (such as `/readyz`'s look at the database) shared as sharedAnswer shares an answer: a
+ * flood of probes costs the store one query a second at most, and never a queue of them. A check
+ * that throws is a defect: the next caller tries again rather than sharing it.
+ */
+export const sharedCheck = <L>(
+  check: () => TaskEither<L, void>,
+  options: Omit<SharedCheckOptions, 'shareFailures'>,
+): (() => TaskEither<L, void>) => {
+  const shared = sharedAnswer<E.Either<L, void>>(() => check()(), { ...options, shareFailures: false })
+  return () => shared
 }

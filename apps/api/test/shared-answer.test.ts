@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { sharedAnswer } from '../src/cluster-metrics.js'
+import { sharedAnswer } from '../src/shared-check.js'
 
 // An answer that comes when the test says, counting how often it was asked.
 const anAsk = () => {

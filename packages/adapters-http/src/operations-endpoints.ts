@@ -52,8 +52,8 @@ const READY = '{"status":"ready"}'
 /**
  * `GET /healthz` (200 while the process runs), `GET /readyz` and, when the host has metrics,
  * `GET /metrics`, by path. None needs an API key: they serve load balancers and monitoring. Probes
- * and scrapes see the state of now: the answers say `Cache-Control: no-store`, as every answer does
- * unless it says otherwise.
+ * and scrapes are never cached on the way (`Cache-Control: no-store`, as every answer unless it
+ * says otherwise); what they see is as fresh as the host's `ready` and `metrics` make it.
  */
 export const operationsEndpointsAt = (operations: Operations = {}): PublicEndpoints => {
   const { ready, metrics } = operations
