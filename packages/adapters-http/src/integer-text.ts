@@ -4,13 +4,14 @@ const BACKSLASH = 0x5c
 const MINUS = 0x2d
 const ZERO = 0x30
 const NINE = 0x39
+const POINT = 0x2e
 // 2^53 − 1, the largest integer a binary64 carries along with every integer below it.
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER)
 
 const isDigit = (code: number) => code >= ZERO && code <= NINE
 // Anything a JSON number token may hold: digits, sign, point and exponent.
 const inNumber = (code: number) =>
-  isDigit(code) || code === 0x2e || code === 0x65 || code === 0x45 || code === 0x2b || code === MINUS
+  isDigit(code) || code === POINT || code === 0x65 || code === 0x45 || code === 0x2b || code === MINUS
 
 // Digits at [start, end) that are at most 2^53 − 1: fewer digits, or as many and not above it.
 const withinSafeRange = (text: string, start: number, end: number): boolean => {
@@ -30,37 +31,47 @@ const LONGEST_EXPONENT = 9
  * Whether a token with a fraction or an exponent (`3.0`, `1e2`, `9007199254740990.5`) denotes an
  * integer within ±(2^53 − 1): its digits, without the zeros at either end, shifted by the
  * exponent, must leave no fraction and at most 2^53 − 1. Exact, on the text: no rounding.
+ * Index loops, each over the token at most once, so a run of zeros costs time linear in its
+ * length: `/0+$/` tried a match from every zero of the run, quadratic in it (issue 25).
  */
 const denotesSafeInteger = (text: string, first: number, end: number): boolean => {
   let i = first
   while (i < end && isDigit(text.charCodeAt(i))) i++
-  const whole = text.slice(first, i)
-  let fraction = ''
-  if (text.charCodeAt(i) === 0x2e) {
-    const from = ++i
+  // The digits run from `first` to `digitsEnd`, with the point (if any) at `point` among them.
+  const point = text.charCodeAt(i) === POINT ? i : -1
+  if (point !== -1) {
+    i++
     while (i < end && isDigit(text.charCodeAt(i))) i++
-    fraction = text.slice(from, i)
   }
+  const digitsEnd = i
+  const fractionLength = point === -1 ? 0 : digitsEnd - point - 1
   let exponent = 0
   if (i < end) {
-    const digits = text.slice(
-      text.charCodeAt(i + 1) === 0x2b || text.charCodeAt(i + 1) === MINUS ? i + 2 : i + 1,
-      end,
-    )
-    const negative = text.charCodeAt(i + 1) === MINUS
-    const size = digits.length > LONGEST_EXPONENT ? 10 ** LONGEST_EXPONENT : Number(digits)
-    exponent = negative ? -size : size
+    const sign = text.charCodeAt(i + 1)
+    const from = sign === 0x2b || sign === MINUS ? i + 2 : i + 1
+    const size = end - from > LONGEST_EXPONENT ? 10 ** LONGEST_EXPONENT : Number(text.slice(from, end))
+    exponent = sign === MINUS ? -size : size
   }
-  const all = (whole + fraction).replace(/^0+/, '')
-  const significant = all.replace(/0+$/, '')
+  let lead = first
+  while (lead < digitsEnd && (text.charCodeAt(lead) === ZERO || lead === point)) lead++
   // Zero, however written, is an integer.
-  if (significant === '') return true
+  if (lead === digitsEnd) return true
+  let last = digitsEnd - 1
+  while (text.charCodeAt(last) === ZERO || last === point) last--
+  const trailingZeros = digitsEnd - 1 - last - (point > last ? 1 : 0)
   // The power of ten the last significant digit stands for: below 0, a fraction is left.
-  const shift = exponent - fraction.length + (all.length - significant.length)
+  const shift = exponent - fractionLength + trailingZeros
   if (shift < 0) return false
-  const digits = significant.length + shift
+  const significant = last - lead + 1 - (point > lead && point < last ? 1 : 0)
+  const digits = significant + shift
   if (digits !== MAX_SAFE_DIGITS.length) return digits < MAX_SAFE_DIGITS.length
-  return significant + '0'.repeat(shift) <= MAX_SAFE_DIGITS
+  // As many digits as 2^53 − 1: the significant ones, then `shift` zeros, against its digits.
+  for (let k = 0, at = lead; k < digits; k++, at++) {
+    if (at === point) at++
+    const difference = (at <= last ? text.charCodeAt(at) : ZERO) - MAX_SAFE_DIGITS.charCodeAt(k)
+    if (difference !== 0) return difference < 0
+  }
+  return true
 }
 
 // A number token that denotes an integer within ±(2^53 − 1): plain digits at once, else exactly.
@@ -84,7 +95,7 @@ const escaped = (text: string, at: number): boolean => {
  * `9007199254740990.5` or `0.99999999999999999`, which JSON.parse rounds to integers. JSON.parse on
  * Node 20 gives no access to a number's text: only the text tells them apart. The text must be
  * valid JSON (parsed already). Strings are skipped (a name of `"1.5"` is no number), from quote to
- * quote. One pass; no allocation but for a number with a fraction or an exponent.
+ * quote. One pass of index loops, linear in the text; no allocation but for an exponent's digits.
  */
 export const numbersAreSafeIntegers = (text: string): boolean => {
   const length = text.length
