@@ -95,7 +95,8 @@ export const loadConfig = (
     env: appEnv,
     host,
     port,
-    ...(publicBaseUrl === undefined ? {} : { publicBaseUrl: publicBaseUrl.replace(/\/+$/, '') }),
+    // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
+    ...(publicBaseUrl === undefined ? {} : { publicBaseUrl: publicBaseUrl.replace(/(?<!\/)\/+$/, '') }),
     apiKeys: apiKeys ?? [],
     generateApiKey: apiKeys === undefined && appEnv === 'development',
     logLevel,

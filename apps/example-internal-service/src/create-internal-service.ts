@@ -54,7 +54,8 @@ export const createInternalService = (
       useCases,
       authenticator: createCallerAuthenticator(options.callers),
       prefix: PETS_PREFIX,
-      publicBaseUrl: `${options.publicUrl.replace(/\/+$/, '')}${PETS_PREFIX}`,
+      // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
+      publicBaseUrl: `${options.publicUrl.replace(/(?<!\/)\/+$/, '')}${PETS_PREFIX}`,
     }),
   )
   app.use((ctx) => {

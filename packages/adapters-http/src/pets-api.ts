@@ -30,8 +30,9 @@ const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
  * handler. There is no chain of layers, and nothing is made per request that could be made here.
  */
 export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
-  const prefix = (options.prefix ?? '/v1').replace(/\/+$/, '')
-  const publicBaseUrl = options.publicBaseUrl.replace(/\/+$/, '')
+  // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
+  const prefix = (options.prefix ?? '/v1').replace(/(?<!\/)\/+$/, '')
+  const publicBaseUrl = options.publicBaseUrl.replace(/(?<!\/)\/+$/, '')
   const { authenticator, rateLimiter, authFailureLimiter: failures, useCases, bodyTimeoutMs } = options
   const clientAddressOf = clientAddressFinder(options.trustedProxies)
   const handlers = petRoutes({

@@ -18,7 +18,8 @@ const trimmedBaseUrl = (baseUrl: string): string => {
   const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash)
     throw new TypeError(`baseUrl must be an absolute http or https URL without query or fragment: ${baseUrl}`)
-  return url.href.replace(/\/+$/, '')
+  // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
+  return url.href.replace(/(?<!\/)\/+$/, '')
 }
 
 const listingUrl = (baseUrl: string, { limit, status, after }: ListPetsQuery): string => {

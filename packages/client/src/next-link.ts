@@ -1,5 +1,6 @@
-// RFC 8288: `<target>; param; rel="a b"`, several links separated by commas.
-const LINK = /<([^>]*)>((?:\s*;\s*[^;,]*)*)/g
+// RFC 8288: `<target>; param; rel="a b"`, several links separated by commas. A target holds no
+// `<`: a match from each `<` stops at the next one, where `[^>]*` would run to the header's end.
+const LINK = /<([^<>]*)>((?:\s*;\s*[^;,]*)*)/g
 const REL = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i
 
 /** The target of the link with relation `next` in a Link header, resolved against `base`. */

@@ -17,7 +17,9 @@ export type HeaderObject = {
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 // The regular expression of a path template below the server URL: `/pets/{petId}` → `/pets/[^/]+`.
-const pathPattern = (template: string) => escape(template).replace(/\\\{[^}]*\\\}/g, '[^/>]+')
+// A parameter's name holds no backslash: `[^\\]*` stops at the next escape, where `[^}]*` would
+// run on to the end of the text from every `\{` of it.
+const pathPattern = (template: string) => escape(template).replace(/\\\{[^\\]*\\\}/g, '[^/>]+')
 
 /** A reference to a header described once, in `components.headers`. */
 export type HeaderRef = { readonly $ref: string }
