@@ -1,4 +1,5 @@
-import { MAX_ID } from '@pets/domain'
+import { createMemoryApiKeyStore } from '@pets/adapters-memory'
+import { MAX_ID, type Authenticator } from '@pets/domain'
 import fc from 'fast-check'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { OutgoingHttpHeaders } from 'node:http'
@@ -424,12 +425,18 @@ const DOCUMENTED: ReadonlyMap<string, { readonly type: RegExp; readonly body?: s
 ])
 
 // As the adapter is built by default, and as the service builds it: with the limit on failed
-// authentications per address (small here, so that random keys soon meet its 429).
+// lookups of keys per address (small here, so that random keys soon meet its 429). Keys answered
+// from memory are never limited, so the limited variant's store looks every key up.
+const lookingUp = (): Authenticator => {
+  const store = createMemoryApiKeyStore({ keys: KEYS.map((key, i) => ({ key, name: `test ${i + 1}` })) })
+  return { authenticate: store.authenticate }
+}
 const LIMITS: ReadonlyArray<readonly [string, () => Partial<HttpAppOptions>, boolean]> = [
   ['without a limit on failed authentications', () => ({}), false],
   [
-    'with a limit on failed authentications',
+    'with a limit on failed lookups of keys',
     () => ({
+      authenticator: lookingUp(),
       authFailureLimiter: createTokenBucketRateLimiter({ perSecond: 1, burst: 5, maxKeys: 1000 }),
       trustedProxies: 1,
     }),
