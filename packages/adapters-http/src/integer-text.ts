@@ -48,7 +48,9 @@ const denotesSafeInteger = (text: string, first: number, end: number): boolean =
   let exponent = 0
   if (i < end) {
     const sign = text.charCodeAt(i + 1)
-    const from = sign === 0x2b || sign === MINUS ? i + 2 : i + 1
+    let from = sign === 0x2b || sign === MINUS ? i + 2 : i + 1
+    // Its leading zeros say nothing: `1e+0000000002` is 100.
+    while (from < end - 1 && text.charCodeAt(from) === ZERO) from++
     const size = end - from > LONGEST_EXPONENT ? 10 ** LONGEST_EXPONENT : Number(text.slice(from, end))
     exponent = sign === MINUS ? -size : size
   }

@@ -33,6 +33,9 @@ describe('numbersAreSafeIntegers', () => {
     '90071992547409910e-1',
     '-0.0',
     '0e99999999999',
+    '1e+0000000002',
+    '1e-0000000000',
+    '250e-0000000001',
   ])('accepts %s: an integer within ±(2^53 − 1), however written', (text) => {
     expect(numbersAreSafeIntegers(text)).toBe(true)
   })

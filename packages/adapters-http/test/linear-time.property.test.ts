@@ -74,9 +74,9 @@ const JSON_TEXTS: ReadonlyArray<readonly [string, string, (run: string) => strin
   ["zeros starting a number's fraction", '0', (run) => categoryIdIs(`0.${run}5e3`)],
   ["digits of a number's whole part", '7', (run) => categoryIdIs(`7${run}`)],
   ["digits of a number's whole part, then a fraction", '3', (run) => categoryIdIs(`3${run}.0`)],
-  // An exponent of more than 9 digits counts as out of range, leading zeros too (integer-text.ts):
-  // zeros go into exponents only where the number is no integer anyway.
   ["zeros in a number's exponent", '0', (run) => categoryIdIs(`5e-${run}1`)],
+  ['zeros leading a positive exponent', '0', (run) => categoryIdIs(`5e+${run}2`)],
+  ['zeros leading an exponent that cancels a fraction', '0', (run) => categoryIdIs(`2.5e${run}1`)],
   ['white space between tokens', ' ', (run) => `{"name":"x",${run}"categoryId":1.0}`],
   ['white space after a number', ' ', (run) => `[1.5${run},2]`],
   ['numbers, minus signs, points and e in a string', '-1.5e-0', (run) => `{"name":"${run}","categoryId":1}`],
