@@ -17,22 +17,20 @@ type End = ServerResponse['end']
  * already changes nothing.
  */
 export const lingerAfterAnswer = (res: ServerResponse): void => {
-  res.end = endOnceBodyRead as End
-}
-
-// The answer's end, on this one response: its bytes go now; the end waits for the body.
-function endOnceBodyRead(this: ServerResponse, ...args: Array<unknown>): ServerResponse {
-  // From now on, the inherited end.
-  delete (this as { end?: End }).end
-  const req = this.req
-  if (req.complete || req.destroyed) return (this.end as (...a: Array<unknown>) => ServerResponse)(...args)
-  const callback = typeof args.at(-1) === 'function' ? (args.pop() as () => void) : undefined
-  const [chunk, encoding] = args as [string | Buffer | undefined, BufferEncoding | undefined]
-  if (chunk === undefined || chunk === null) this.flushHeaders()
-  else if (encoding === undefined) this.write(chunk)
-  else this.write(chunk, encoding)
-  dropRestOfBody(this, req, callback)
-  return this
+  // The end in place now (node's, or a wrapper someone put on this response) ends it in the end.
+  const end = res.end as (...args: Array<unknown>) => ServerResponse
+  res.end = function (this: ServerResponse, ...args: Array<unknown>): ServerResponse {
+    this.end = end as End
+    const req = this.req
+    if (req.complete || req.destroyed) return end.apply(this, args)
+    const callback = typeof args.at(-1) === 'function' ? (args.pop() as () => void) : undefined
+    const [chunk, encoding] = args as [string | Buffer | undefined, BufferEncoding | undefined]
+    if (chunk === undefined || chunk === null) this.flushHeaders()
+    else if (encoding === undefined) this.write(chunk)
+    else this.write(chunk, encoding)
+    dropRestOfBody(this, req, callback)
+    return this
+  } as End
 }
 
 const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (() => void) | undefined) => {

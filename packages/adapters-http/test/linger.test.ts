@@ -1,7 +1,8 @@
-import { request } from 'node:http'
-import { connect } from 'node:net'
+import { IncomingMessage, ServerResponse, request } from 'node:http'
+import { Socket, connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LINGER_BYTES, LINGER_MS } from '../src/linger.js'
+import { createHttpApp } from '../src/index.js'
 import { BEARER, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 
 const KIB = 1024
@@ -116,4 +117,26 @@ describe('an answer that leaves a body unread, while the client still sends it',
     expect(closedAfterMs).toBeGreaterThanOrEqual(LINGER_MS)
     expect(closedAfterMs).toBeLessThan(LINGER_MS + 2_000)
   }, 15_000)
+
+  it("ends the answer through whatever end the response had before (a host's or a tool's wrapper)", async () => {
+    const handle = createHttpApp(memoryApp().options).callback()
+    // node's own request and response, without a socket, as an in-process driver makes them.
+    const req = new IncomingMessage(new Socket())
+    req.method = 'POST'
+    req.url = '/v1/pets'
+    req.headers = { authorization: BEARER, 'content-type': 'text/plain', 'content-length': '3' }
+    req.push('Rex')
+    req.push(null)
+    req.complete = true
+    const res = new ServerResponse(req)
+    const ended = new Promise<number>((resolve) => {
+      const end = res.end.bind(res) as (...args: Array<unknown>) => ServerResponse
+      res.end = ((...args: Array<unknown>) => {
+        resolve(res.statusCode)
+        return end(...args)
+      }) as typeof res.end
+    })
+    handle(req, res)
+    expect(await ended).toBe(415)
+  })
 })
