@@ -5,6 +5,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Compilable, Kysely } from 'kysely'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
 import { lockTimeoutOf, preparedRunnerOn } from './create-postgres-database.js'
+import { batchPetInserts } from './pet-inserts.js'
 import type { Database } from './schema.js'
 import type { Statement } from './statement.js'
 import { toCategoryId, toPetId } from './to-pet-id.js'
@@ -19,13 +20,16 @@ export const PET_INSERT_LOCK = 4_242_000_002
 // identity value is taken before its row commits, so two inserts may commit out of id order and a
 // reader could pass an id whose row appears later. The transaction-scoped lock makes inserts take
 // ids and commit one after the other: a visible id implies every smaller one is visible. One
-// statement, so the lock lives only inside the server: it is never held while waiting for this
-// client. Its lock_timeout is set first, in the same statement, so that a wait for the lock ends
-// in bounded time even where the session's settings were dropped (a transaction pooler).
+// statement for a whole batch of creations (pet-inserts.ts), so the lock lives only inside the
+// server and is never held while waiting for this client. Its lock_timeout is set first, in the
+// same statement, so that a wait for the lock ends in bounded time even where the session's
+// settings were dropped (a transaction pooler). The rows come as one JSON array, in order.
 const INSERT = `WITH settings AS (SELECT set_config('lock_timeout', $1, true)),
   ordered AS (SELECT pg_advisory_xact_lock(${PET_INSERT_LOCK}) FROM settings)
   INSERT INTO pets (name, category_id, status)
-  SELECT $2, $3::bigint, $4 FROM ordered
+  SELECT row->>0, (row->>1)::bigint, row->>2
+    FROM ordered, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS batch(row, position)
+    ORDER BY position
   RETURNING id, name, category_id, status`
 
 // Compiled once: kysely would build and compile the same text on every call (about 15 µs of a
@@ -74,12 +78,9 @@ export const createPostgresPetRepository = (
   const listByStatus = petStatement(
     textOf(pets.where('status', '=', 'sold').where('id', '>', '0').orderBy('id').limit(1)),
   )
+  const inserts = batchPetInserts(run, insert, lockTimeout)
   return {
-    add: (pet) =>
-      pipe(
-        rowsOf(insert, [lockTimeout, pet.name, String(pet.categoryId), pet.status], onAdd),
-        TE.map((rows) => rows[0]!),
-      ),
+    add: (pet) => storeCall<Pet>((ok, fail) => inserts(pet, ok, fail), onAdd),
     findById: (id) =>
       pipe(
         rowsOf(find, [String(id)], onFind),

@@ -1,0 +1,107 @@
+import type { CategoryId, PageCursor, Pet, PetData, PetName } from '@pets/domain'
+import { aPetData, run } from '@pets/domain/testing'
+import { describe, expect, inject, it } from 'vitest'
+import { batchPetInserts, MAX_INSERT_BATCH } from '../src/pet-inserts.js'
+import type { RunDone, RunPrepared, Statement } from '../src/statement.js'
+import { createPostgresPetRepository } from '../src/index.js'
+import { openFreshDatabase } from '../src/testing/index.js'
+
+const INSERT: Statement<Pet> = { text: 'INSERT …', columns: [], decode: () => ({}) as Pet }
+
+// A runner that holds each statement until the test ends it, and gives ids in the batch's order.
+const heldRunner = () => {
+  const held: Array<{
+    readonly batch: ReadonlyArray<[string, number, string]>
+    readonly done: RunDone<Pet>
+  }> = []
+  let nextId = 1
+  const runner: RunPrepared = (_statement, values, done) =>
+    void held.push({
+      batch: JSON.parse(values[1]!) as Array<[string, number, string]>,
+      done: done as RunDone<Pet>,
+    })
+  const answer = (index = 0) => {
+    const [{ batch, done }] = held.splice(index, 1) as [(typeof held)[number]]
+    // Rows come back in any order: the batcher matches them by id and content.
+    const rows = batch.map(
+      ([name, categoryId, status]) => ({ id: nextId++, name, categoryId, status }) as Pet,
+    )
+    done(undefined, rows.reverse())
+  }
+  return { runner, held, answer }
+}
+
+const creation = (i: number): PetData =>
+  aPetData({ name: `pet ${i}` as PetName, categoryId: (i + 1) as CategoryId })
+
+const add = (inserts: ReturnType<typeof batchPetInserts>, pet: PetData) =>
+  new Promise<Pet>((resolve, reject) => inserts(pet, resolve, reject))
+
+describe('batchPetInserts', () => {
+  it('inserts a creation at once, alone, when nothing is under way', async () => {
+    const { runner, held, answer } = heldRunner()
+    const inserts = batchPetInserts(runner, INSERT, '500')
+    const pet = add(inserts, creation(0))
+    expect(held.map((h) => h.batch.length)).toEqual([1])
+    answer()
+    expect(await pet).toMatchObject({ id: 1, name: 'pet 0' })
+  })
+
+  it('gathers what comes while an insert is under way into the next one, and answers each creation with its own row', async () => {
+    const { runner, held, answer } = heldRunner()
+    const inserts = batchPetInserts(runner, INSERT, '500')
+    const pets = Array.from({ length: 100 }, (_, i) => add(inserts, creation(i)))
+    expect(held.map((h) => h.batch.length)).toEqual([1])
+    answer()
+    expect(held.map((h) => h.batch.length)).toEqual([99])
+    answer()
+    const added = await Promise.all(pets)
+    added.forEach((pet, i) => expect(pet).toMatchObject({ name: `pet ${i}`, categoryId: i + 1 }))
+    expect(new Set(added.map((p) => p.id)).size).toBe(100)
+  })
+
+  it(`carries at most ${MAX_INSERT_BATCH} creations in one insert`, () => {
+    const { runner, held, answer } = heldRunner()
+    const inserts = batchPetInserts(runner, INSERT, '500')
+    for (let i = 0; i < 1 + MAX_INSERT_BATCH + 10; i++) void add(inserts, creation(i))
+    answer()
+    expect(held.map((h) => h.batch.length)).toEqual([MAX_INSERT_BATCH])
+    answer()
+    expect(held.map((h) => h.batch.length)).toEqual([10])
+  })
+
+  it('fails every creation an insert carried when it failed, and goes on with the next', async () => {
+    const { runner, held, answer } = heldRunner()
+    const inserts = batchPetInserts(runner, INSERT, '500')
+    const first = add(inserts, creation(0))
+    const failing = add(inserts, creation(1))
+    const later = add(inserts, creation(2))
+    answer()
+    await first
+    // The second insert carries creations 1 and 2, and fails: both fail, neither was added.
+    expect(held.map((h) => h.batch.length)).toEqual([2])
+    const failure = new Error('lock timeout')
+    held.shift()!.done(failure, [])
+    await expect(failing).rejects.toBe(failure)
+    await expect(later).rejects.toBe(failure)
+    // The next one goes on as ever.
+    const next = add(inserts, creation(3))
+    answer()
+    expect((await next).name).toBe('pet 3')
+  })
+})
+
+describe('batched inserts on PostgreSQL', () => {
+  it('adds 300 concurrent creations, each answered with its own row, all listed in id order', async () => {
+    const fresh = await openFreshDatabase(inject('postgres'))
+    try {
+      const repo = createPostgresPetRepository(fresh.db)
+      const added = await Promise.all(Array.from({ length: 300 }, (_, i) => run(repo.add(creation(i)))))
+      added.forEach((pet, i) => expect(pet).toMatchObject({ name: `pet ${i}`, categoryId: i + 1 }))
+      const listed = await run(repo.list({ limit: 300, after: 0 as PageCursor }))
+      expect(listed.map((p) => p.id)).toEqual([...added.map((p) => p.id)].sort((a, b) => a - b))
+    } finally {
+      await fresh.close()
+    }
+  })
+})
