@@ -76,8 +76,8 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     await Promise.all(services.splice(0).map((svc) => svc.stop('SIGKILL')))
     await Promise.all(databases.splice(0).map((db) => db.close()))
   })
-
-  it('migrates once, spreads requests over the workers, sums their metrics, replaces a dead one, and stops cleanly', async () => {
+  // The built service with two workers, on an empty database of its own.
+  const startTwoWorkers = async () => {
     const database = await openFreshDatabase(inject('postgres'), { empty: true })
     databases.push(database)
     const svc = await startTestService({
@@ -87,6 +87,11 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
       timeoutMs: 20_000,
     })
     services.push(svc)
+    return svc
+  }
+
+  it('migrates once, spreads requests over the workers, sums their metrics, replaces a dead one, and stops cleanly', async () => {
+    const svc = await startTwoWorkers()
     // The primary migrated, alone, before it forked.
     expect(svc.output().match(/migrations: ran/g)).toHaveLength(1)
 
@@ -117,15 +122,7 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
   })
 
   it('collects the metrics of the workers at most once a second, however many scrape at once', async () => {
-    const database = await openFreshDatabase(inject('postgres'), { empty: true })
-    databases.push(database)
-    const svc = await startTestService({
-      mode: 'child',
-      env: { DATABASE_URL: database.url, API_KEYS: KEY, WEB_CONCURRENCY: '2' },
-      listening: 2,
-      timeoutMs: 20_000,
-    })
-    services.push(svc)
+    const svc = await startTwoWorkers()
     const workers = lines(svc, 'listening').map((l) => l['pid'] as number)
     const cpu = () => workers.reduce((sum, pid) => sum + cpuMs(pid), 0)
 
