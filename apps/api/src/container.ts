@@ -5,16 +5,8 @@ import { anyAuthenticator, type Clock } from '@pets/domain'
 import { container, instanceCachingFactory, type DependencyContainer } from 'tsyringe'
 import type { AppConfig } from './config.js'
 import { environmentKeys } from './environment-keys.js'
-import type { Logger } from './logger.js'
 import type { OpenedStorage } from './storage/open-storage.js'
-import {
-  AuthenticatorToken,
-  ClockToken,
-  ConfigToken,
-  LoggerToken,
-  StorageToken,
-  type Token,
-} from './tokens.js'
+import { AuthenticatorToken, ClockToken, StorageToken, type Token } from './tokens.js'
 
 /** Registrations that replace the defaults, such as a test's clock. */
 export type ContainerOverrides = { readonly clock?: Clock }
@@ -26,21 +18,16 @@ export type ContainerOverrides = { readonly clock?: Clock }
  *
  * | token         | backed by                                                        |
  * |---------------|------------------------------------------------------------------|
- * | Config        | the environment, read once (config.ts)                           |
- * | Logger        | pino (logger.ts)                                                 |
  * | Clock         | the machine's clock, or CLOCK_NOW's                              |
  * | Storage       | @pets/adapters-memory or @pets/adapters-postgres (openStorage)    |
  * | Authenticator | API_KEYS as digests in memory, then the storage's stored keys    |
  */
 export const buildContainer = (
   config: AppConfig,
-  logger: Logger,
   opened: OpenedStorage,
   overrides: ContainerOverrides = {},
 ): DependencyContainer => {
   const c = container.createChildContainer()
-  c.register(ConfigToken, { useValue: config })
-  c.register(LoggerToken, { useValue: logger })
   c.register(ClockToken, { useValue: overrides.clock ?? createSystemClock(config.clockNow) })
   c.register(StorageToken, { useValue: opened.storage })
   c.register(AuthenticatorToken, {

@@ -80,7 +80,7 @@ export const createService = async (
   try {
     if (config.storage.kind === 'postgres' && (options.migrate ?? config.storage.migrateOnStart))
       await opened.migrate()
-    const c = buildContainer(config, logger, opened, options)
+    const c = buildContainer(config, opened, options)
     const storage = resolve(c, StorageToken)
     const useCases = createUseCases({ storage, clock: resolve(c, ClockToken) })
     const metrics = createServiceMetrics({

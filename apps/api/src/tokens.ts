@@ -1,15 +1,9 @@
 import type { Authenticator, Clock, Storage } from '@pets/domain'
-import type { AppConfig } from './config.js'
-import type { Logger } from './logger.js'
 
 /** A typed tsyringe token: a symbol that remembers what it resolves to. */
 export type Token<T> = symbol & { readonly __type?: T }
 const token = <T>(name: string) => Symbol(name) as Token<T>
 
-// The tokens an embedder may override (createService's `overrides`); every other part is made
-// from these by the container's factories.
-export const ConfigToken = token<AppConfig>('Config')
-export const LoggerToken = token<Logger>('Logger')
 /** The time: the machine's, or CLOCK_NOW's. A test gives its own. */
 export const ClockToken = token<Clock>('Clock')
 /** Everything kept, behind the domain's ports: in memory or on PostgreSQL (openStorage). */

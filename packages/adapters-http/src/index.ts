@@ -26,12 +26,7 @@ export { IDEMPOTENCY_KEY_HEADER } from './idempotency-key-header.js'
 export { rateLimitPolicyHeader } from './limit-rate.js'
 export { OPENAPI_PATH } from './openapi-endpoint.js'
 export { silentLogger, type HttpLogger } from './logger.js'
-export {
-  operationsEndpoints,
-  type MetricsPage,
-  type ObservedRequest,
-  type Operations,
-} from './operations-endpoints.js'
+export { type MetricsPage, type ObservedRequest, type Operations } from './operations-endpoints.js'
 export {
   toErrorResponse,
   type ErrorResponse,

@@ -2,8 +2,7 @@ import type { StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import type { ShuttingDown } from './problems.js'
-import { endpointsAt, READ_ONLY, type PublicEndpoint, type PublicEndpoints } from './public-endpoints.js'
-import type { HttpMiddleware } from './request-state.js'
+import { endpointsAt, type PublicEndpoint, type PublicEndpoints } from './public-endpoints.js'
 import { sendJson, sendProblem } from './respond.js'
 
 /** What one answered request was, as logs and metrics see it: never a header's value. */
@@ -81,21 +80,4 @@ export const operationsEndpointsAt = (operations: Operations = {}): PublicEndpoi
     ])
   // Logs and metrics name these endpoints by their path.
   return endpointsAt(endpoints.map(([path, serve]) => [path, { route: path, serve }] as const))
-}
-
-/**
- * The operations endpoints as one Koa middleware, for a host's own Koa app: GET and HEAD of their
- * paths, 405 with Allow for any other method, and every other path to the host's next middleware.
- */
-export const operationsEndpoints = (operations: Operations = {}): HttpMiddleware => {
-  const find = operationsEndpointsAt(operations)
-  return async (ctx, next) => {
-    const endpoint = find(ctx.path)
-    if (endpoint === undefined) return next()
-    if (endpoint.route !== null) ctx.state.route = endpoint.route
-    if (!READ_ONLY.includes(ctx.method))
-      return sendProblem(ctx, { _tag: 'MethodNotAllowed', allow: READ_ONLY })
-    ctx.set('Cache-Control', 'no-store')
-    await endpoint.serve(ctx)
-  }
 }
