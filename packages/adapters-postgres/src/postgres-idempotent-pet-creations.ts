@@ -5,6 +5,7 @@ import {
   type Pet,
   type IdempotencyKeyInUse,
   type IdempotencyKeyReused,
+  type IdempotentCreation,
   type IdempotentPetCreations,
   type PetName,
   type PetStatus,
@@ -14,10 +15,12 @@ import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Kysely } from 'kysely'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
-import { lockTimeoutOf, runStatementOn } from './create-postgres-database.js'
+import { lockTimeoutOf, preparedRunnerOn, runStatementOn } from './create-postgres-database.js'
+import { batchStatements, MAX_INSERT_BATCH } from './pet-inserts.js'
 import type { Database } from './schema.js'
 import { toCategoryId, toPetId } from './to-pet-id.js'
-import { tryStore } from './unavailable.js'
+import type { Statement } from './statement.js'
+import { storeCall, tryStore } from './unavailable.js'
 
 /** Options of the idempotent creations on PostgreSQL. */
 export type PostgresIdempotentPetCreationsOptions = PostgresAdapterOptions & {
@@ -34,19 +37,60 @@ export type PostgresIdempotentPetCreationsOptions = PostgresAdapterOptions & {
   readonly cleanupBatchSize?: number
 }
 
-type Outcome = 'created' | 'replayed' | 'reused' | 'in_use'
-type Row = {
-  readonly outcome: Outcome
-  readonly id: string | null
-  readonly name: string | null
-  readonly category_id: string | null
-  readonly status: PetStatus | null
+type Answer = E.Either<IdempotencyKeyInUse | IdempotencyKeyReused, Pet>
+// An element of the batch that needs a write, in a read-only transaction.
+const READ_ONLY = 'read_only'
+type Row = { readonly position: number; readonly answer: Answer | typeof READ_ONLY }
+
+const IN_USE: Answer = E.left(idempotencyKeyInUse())
+
+const toAnswer = (outcome: string | null, pet: ReadonlyArray<string | null>): Answer | typeof READ_ONLY => {
+  if (outcome === 'in_use') return IN_USE
+  if (outcome === 'reused') return E.left(idempotencyKeyReused())
+  if (outcome === READ_ONLY) return READ_ONLY
+  if (outcome !== 'created' && outcome !== 'replayed')
+    throw new Error(`create_pets_once answered the outcome ${outcome}`)
+  return E.right({
+    id: toPetId(pet[0] ?? ''),
+    // It was a PetName when it was stored, and the table's CHECK keeps its length within bounds.
+    name: pet[1] as PetName,
+    categoryId: toCategoryId(pet[2] ?? ''),
+    status: pet[3] as PetStatus,
+  })
 }
 
-// One statement, one round trip: the function of migration 0006 tries the key's lock, reads the
-// record, and writes the pet and its record, all inside the server.
-const CREATE_ONCE = `SELECT outcome, o_id AS id, o_name AS name, o_category_id AS category_id, o_status AS status
-  FROM create_pet_once($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+// One statement per batch of creations, one round trip: the function of migration 0007 tries each
+// key's lock, reads the records, and writes the pets and their records, all inside the server.
+const createOnce: Statement<Row> = {
+  text: `SELECT o_position AS position, outcome,
+      o_id AS id, o_name AS name, o_category_id AS category_id, o_status AS status
+    FROM create_pets_once($1::jsonb, $2::timestamptz, $3::bigint, $4::integer)`,
+  columns: ['position', 'outcome', 'id', 'name', 'category_id', 'status'],
+  decode: ([position, outcome, ...pet]) => ({ position: Number(position), answer: toAnswer(outcome!, pet) }),
+}
+
+// What create_pet_once raises for one creation alone; here it fails only the creations that needed
+// a write, not the replays batched with them.
+const refusesWrites = () =>
+  Object.assign(
+    new Error('cannot add a pet: the database accepts no writes now (transaction_read_only is on)'),
+    { code: '25006' },
+  )
+
+type Waiting = {
+  readonly creation: IdempotentCreation
+  readonly ok: (answer: Answer) => void
+  readonly fail: (error: unknown) => void
+}
+
+// The batch's elements, `[owner, key, fingerprint, name, category_id, status]`, in order.
+const elementOf = ({ owner, key, fingerprint, pet }: IdempotentCreation) =>
+  [owner, key, fingerprint, pet.name, pet.categoryId, pet.status] as const
+const asJson = (batch: ReadonlyArray<Waiting>) => JSON.stringify(batch.map((w) => elementOf(w.creation)))
+
+const windowOf = (creation: IdempotentCreation) => creation.at.getTime() - creation.expiredBefore.getTime()
+// An idempotency key is printable ASCII, so the first line break ends it.
+const keyOf = (creation: IdempotentCreation) => `${creation.key}\n${creation.owner}`
 
 // Any fixed int8 that nothing else takes: the migrations use 4_242_000_001, pet inserts 4_242_000_002.
 export const CLEANUP_LOCK = 4_242_000_003
@@ -69,26 +113,26 @@ const REMOVE_BATCH = `WITH turn AS (SELECT pg_try_advisory_xact_lock(${CLEANUP_L
     RETURNING 1)
   SELECT (SELECT mine FROM turn) AS mine, (SELECT count(*) FROM gone) AS removed`
 
-const toOutcome = (row: Row | undefined): E.Either<IdempotencyKeyInUse | IdempotencyKeyReused, Pet> => {
-  if (row === undefined) throw new Error('create_pet_once answered no row')
-  if (row.outcome === 'in_use') return E.left(idempotencyKeyInUse())
-  if (row.outcome === 'reused') return E.left(idempotencyKeyReused())
-  return E.right({
-    id: toPetId(row.id ?? ''),
-    // It was a PetName when it was stored, and the table's CHECK keeps its length within bounds.
-    name: row.name as PetName,
-    categoryId: toCategoryId(row.category_id ?? ''),
-    status: row.status as PetStatus,
+// Each creation answered with the row of its position: `ended` already let the next batch go.
+const answer = (batch: ReadonlyArray<Waiting>, rows: ReadonlyArray<Row>) => {
+  const byPosition = new Map(rows.map((row) => [row.position, row.answer]))
+  batch.forEach((w, i) => {
+    const found = byPosition.get(i + 1)
+    if (found === undefined) w.fail(new Error('create_pets_once answered no row for one of its creations'))
+    else if (found === READ_ONLY) w.fail(refusesWrites())
+    else w.ok(found)
   })
 }
 
 /**
- * Idempotent additions on PostgreSQL: the pet and its record are written in one statement (the
- * function `create_pet_once`), so no lock is ever held while waiting for this client, and a repeat
- * while the first is being performed is told apart, without waiting, by a transaction-scoped
- * advisory lock on the API key and idempotency key. Holds across processes. Records are dated by
- * the database's clock unless told otherwise; expired ones are removed in batches, by one instance
- * at a time.
+ * Idempotent additions on PostgreSQL, in batches as pet-inserts.ts gathers plain ones: the pets of
+ * a batch and their records are written in one statement (the function `create_pets_once`), so no
+ * lock is ever held while waiting for this client, and the ordering lock and the commit are paid
+ * once per batch. A repeat while the first is being performed is told apart without waiting: in
+ * this process, by the keys queued or under way; across processes, by a transaction-scoped advisory
+ * lock on the API key and idempotency key. A failed statement fails every creation of its batch.
+ * Records are dated by the database's clock unless told otherwise; expired ones are removed in
+ * batches, by one instance at a time.
  */
 export const createPostgresIdempotentPetCreations = (
   db: Kysely<Database>,
@@ -96,10 +140,31 @@ export const createPostgresIdempotentPetCreations = (
 ): IdempotentPetCreations => {
   const byRequest = options.clock === 'request'
   const run = runStatementOn(db)
-  const lockTimeoutMs = options.lockTimeoutMs ?? lockTimeoutOf(db)
+  const runPrepared = preparedRunnerOn(db)
+  const lockTimeoutMs = String(options.lockTimeoutMs ?? lockTimeoutOf(db))
   const batchSize = options.cleanupBatchSize ?? 1000
   const onAddOnce = reportAs(options, 'creations.addOnce')
   const onRemoveExpired = reportAs(options, 'creations.removeExpired')
+  const performing = new Set<string>()
+
+  // One statement dates every record of its batch and reads them with one window: only creations
+  // that agree on both go together (with the database's clock, all of them).
+  const fits = ({ creation: a }: Waiting, { creation: b }: Waiting) =>
+    windowOf(a) === windowOf(b) && (!byRequest || a.at.getTime() === b.at.getTime())
+  const enqueue = batchStatements<Waiting>(
+    MAX_INSERT_BATCH,
+    (batch, ended) => {
+      const first = batch[0]!.creation
+      const at = byRequest ? first.at.toISOString() : null
+      runPrepared(createOnce, [asJson(batch), at, String(windowOf(first)), lockTimeoutMs], (error, rows) => {
+        ended()
+        for (const w of batch) performing.delete(keyOf(w.creation))
+        if (error !== undefined) for (const w of batch) w.fail(error)
+        else answer(batch, rows)
+      })
+    },
+    fits,
+  )
 
   const removeBatch = async (before: Date) => {
     const values = [byRequest ? before : null, String(IDEMPOTENCY_WINDOW_MS), batchSize]
@@ -110,22 +175,14 @@ export const createPostgresIdempotentPetCreations = (
   return {
     addOnce: (creation) =>
       pipe(
-        tryStore(async () => {
-          const values = [
-            creation.owner,
-            creation.key,
-            creation.fingerprint,
-            creation.pet.name,
-            String(creation.pet.categoryId),
-            creation.pet.status,
-            byRequest ? creation.at : null,
-            String(creation.at.getTime() - creation.expiredBefore.getTime()),
-            lockTimeoutMs,
-          ]
-          const { rows } = await run<Row>(CREATE_ONCE, values)
-          return rows[0]
+        storeCall<Answer>((ok, fail) => {
+          const key = keyOf(creation)
+          // Queued or under way here: its statement has not ended, so this is a repeat meanwhile.
+          if (performing.has(key)) return ok(IN_USE)
+          performing.add(key)
+          enqueue({ creation, ok, fail })
         }, onAddOnce),
-        TE.flatMap((row) => TE.fromEither(toOutcome(row))),
+        TE.flatMap(TE.fromEither),
       ),
     // Batch after batch, each its own short transaction, until one comes back short: a large
     // backlog never makes one statement run into the statement timeout.

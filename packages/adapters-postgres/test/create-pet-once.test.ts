@@ -57,7 +57,7 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
     })
     expect(queries).toHaveLength(3)
     expect(await petsOf(fresh)).toEqual([created])
-    expect(queries.every((q) => /create_pet_once/.test(q))).toBe(true)
+    expect(queries.every((q) => /create_pets_once/.test(q))).toBe(true)
   })
 
   it('dates records by the database clock: the request instant is ignored, its window kept', async () => {

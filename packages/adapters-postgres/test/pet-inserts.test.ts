@@ -1,7 +1,7 @@
 import type { CategoryId, PageCursor, Pet, PetData, PetName } from '@pets/domain'
 import { aPetData, run } from '@pets/domain/testing'
 import { describe, expect, inject, it } from 'vitest'
-import { batchPetInserts, MAX_INSERT_BATCH } from '../src/pet-inserts.js'
+import { batchPetInserts, batchStatements, MAX_INSERT_BATCH } from '../src/pet-inserts.js'
 import type { RunDone, RunPrepared, Statement } from '../src/statement.js'
 import { createPostgresPetRepository } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
@@ -88,6 +88,33 @@ describe('batchPetInserts', () => {
     const next = add(inserts, creation(3))
     answer()
     expect((await next).name).toBe('pet 3')
+  })
+})
+
+describe('batchStatements', () => {
+  it('gathers into a batch only what fits with its first item; the rest waits, in order, for the next', () => {
+    const sent: Array<ReadonlyArray<string>> = []
+    const ends: Array<() => void> = []
+    const enqueue = batchStatements<string>(
+      3,
+      (batch, ended) => {
+        sent.push(batch)
+        ends.push(ended)
+      },
+      (first, next) => first[0] === next[0],
+    )
+    for (const item of ['a1', 'a2', 'a3', 'a4', 'a5', 'b1', 'a6']) enqueue(item)
+    expect(sent).toEqual([['a1']])
+    ends.shift()!()
+    expect(sent.at(-1)).toEqual(['a2', 'a3', 'a4'])
+    ends.shift()!()
+    expect(sent.at(-1)).toEqual(['a5'])
+    ends.shift()!()
+    expect(sent.at(-1)).toEqual(['b1'])
+    ends.shift()!()
+    expect(sent.at(-1)).toEqual(['a6'])
+    ends.shift()!()
+    expect(sent).toHaveLength(5)
   })
 })
 

@@ -5,6 +5,7 @@ import { createApiKeyUsage } from './2026-11-22-0003-create-api-key-usage.js'
 import { createIdempotencyRecords } from './2026-11-22-0004-create-idempotency-records.js'
 import { notifyApiKeyChanges } from './2026-11-22-0005-notify-api-key-changes.js'
 import { createPetOnce } from './2026-11-23-0006-create-pet-once.js'
+import { createPetsOnce } from './2026-11-26-0007-create-pets-once.js'
 
 /**
  * Every migration, by name, in the order they run (kysely sorts the names). Forward only: a change
@@ -17,4 +18,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-22-0004-create-idempotency-records': createIdempotencyRecords,
   '2026-11-22-0005-notify-api-key-changes': notifyApiKeyChanges,
   '2026-11-23-0006-create-pet-once': createPetOnce,
+  '2026-11-26-0007-create-pets-once': createPetsOnce,
 }

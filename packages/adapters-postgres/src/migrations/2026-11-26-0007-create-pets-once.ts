@@ -1,0 +1,122 @@
+import { sql, type Kysely, type Migration } from 'kysely'
+
+/**
+ * Creates `create_pets_once`, which performs a batch of idempotent additions in one statement:
+ * `create_pet_once` (migration 0006) for each element, with one id-ordering lock and one commit for
+ * all of them. `create_pet_once` stays: an instance of the previous version calls it during a
+ * rolling deploy, and both take the same locks, so they exclude each other. Frozen: never edit.
+ *
+ * - `p_batch`: a JSON array of `[owner, key, fingerprint, name, category_id, status]`.
+ * - `p_at`, `p_window_ms`, `p_lock_timeout_ms`: as for `create_pet_once`, for every element.
+ * - Answers one row per element, with its 1-based `o_position`: `outcome` (`created`, `replayed`,
+ *   `reused`, `in_use` or `read_only`) and, for `created` and `replayed`, the pet.
+ *
+ * Per element, as `create_pet_once`: the key's lock is tried (never waited for), the record read,
+ * and, when there is none, the pet and its record written. A later element with the key of an
+ * earlier one is `in_use`: advisory locks are re-entrant within a transaction, so its try would
+ * succeed, and the earlier one's record is not written yet. The records are read in one statement
+ * once every lock is held, so its snapshot sees whatever the keys' last holders committed. The
+ * ordering lock is taken once, after the reads and before the first new id; the new pets take ids
+ * from the identity's sequence in the batch's order, so ids increase with position. In a read-only
+ * transaction nothing is locked or written: a replay is answered, and an element that would need a
+ * write is `read_only` (create_pet_once raises read_only_sql_transaction; one element must not fail
+ * the replays batched with it).
+ */
+export const createPetsOnce: Migration = {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration must not follow today's schema types
+  up: async (db: Kysely<any>) => {
+    await sql`
+      CREATE FUNCTION create_pets_once(
+        p_batch jsonb, p_at timestamptz, p_window_ms bigint, p_lock_timeout_ms integer)
+      RETURNS TABLE (o_position bigint, outcome text,
+        o_id bigint, o_name text, o_category_id bigint, o_status text)
+      LANGUAGE plpgsql VOLATILE AS $$
+      DECLARE
+        v_at timestamptz := coalesce(p_at, now());
+        v_read_only boolean := current_setting('transaction_read_only')::boolean;
+        v_ids regclass := pg_get_serial_sequence('pets', 'id')::regclass;
+        v_locks bigint[] := '{}';
+        v_held bigint[] := '{}';
+        v_new bigint[] := '{}';
+        v_position bigint;
+        v_lock bigint;
+        v_found record;
+      BEGIN
+        IF p_lock_timeout_ms IS NOT NULL THEN
+          PERFORM set_config('lock_timeout', p_lock_timeout_ms::text, true);
+        END IF;
+        -- The key's lock as create_pet_once names it. An idempotency key is printable ASCII, so the
+        -- first line break ends it.
+        FOR v_position, v_lock IN
+          SELECT e.position,
+            hashtextextended('pets.idempotency' || chr(10) || (e.element->>1) || chr(10) || (e.element->>0), 0)
+          FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS e(element, position)
+          ORDER BY e.position
+        LOOP
+          -- A read-only transaction (a standby, default_transaction_read_only during a failover) may
+          -- not take the lock on a standby: it only reads, and a replay is still answered.
+          IF v_read_only THEN
+            v_held := v_held || v_position;
+          ELSIF v_lock = ANY (v_locks) OR NOT pg_try_advisory_xact_lock(v_lock) THEN
+            o_position := v_position; outcome := 'in_use';
+            RETURN NEXT;
+          ELSE
+            v_held := v_held || v_position;
+          END IF;
+          v_locks := v_locks || v_lock;
+        END LOOP;
+        FOR v_found IN
+          SELECT e.position, r.fingerprint = e.element->>2 AS same, p.id, p.name, p.category_id, p.status
+          FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS e(element, position)
+          LEFT JOIN (idempotency_records r JOIN pets p ON p.id = r.pet_id)
+            ON r.api_key_id = e.element->>0 AND r.idempotency_key = e.element->>1
+            AND r.created_at >= v_at - p_window_ms * interval '1 millisecond'
+          WHERE e.position = ANY (v_held)
+          ORDER BY e.position
+        LOOP
+          IF v_found.id IS NULL AND NOT v_read_only THEN
+            v_new := v_new || v_found.position;
+            CONTINUE;
+          END IF;
+          o_position := v_found.position;
+          outcome := CASE WHEN v_found.id IS NULL THEN 'read_only'
+            WHEN v_found.same THEN 'replayed' ELSE 'reused' END;
+          IF outcome = 'replayed' THEN
+            o_id := v_found.id; o_name := v_found.name;
+            o_category_id := v_found.category_id; o_status := v_found.status;
+          ELSE
+            o_id := NULL; o_name := NULL; o_category_id := NULL; o_status := NULL;
+          END IF;
+          RETURN NEXT;
+        END LOOP;
+        IF cardinality(v_new) = 0 THEN
+          RETURN;
+        END IF;
+        -- CONTRACT: ids become visible in id order (exactly-once paging). The same lock as every
+        -- insert of pets: taken once, before the first id, held to the commit.
+        PERFORM pg_advisory_xact_lock(4242000002);
+        -- Ids are drawn first, in position order, so each record names its own pet by construction.
+        -- An expired record of a key may still be there: the key's lock makes replacing it safe.
+        RETURN QUERY
+          WITH fresh AS MATERIALIZED (
+            SELECT n.position, p_batch->(n.position::integer - 1) AS element, nextval(v_ids) AS id
+            FROM unnest(v_new) AS n(position)
+            ORDER BY n.position),
+          added AS (
+            INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
+            SELECT f.id, f.element->>3, (f.element->>4)::bigint, f.element->>5 FROM fresh f
+            ORDER BY f.id
+            RETURNING id, name, category_id, status),
+          recorded AS (
+            INSERT INTO idempotency_records AS r
+              (api_key_id, idempotency_key, fingerprint, pet_id, created_at)
+            SELECT f.element->>0, f.element->>1, f.element->>2, f.id, v_at FROM fresh f
+            ON CONFLICT (api_key_id, idempotency_key) DO UPDATE
+              SET fingerprint = excluded.fingerprint, pet_id = excluded.pet_id,
+                created_at = excluded.created_at)
+          SELECT f.position, 'created'::text, a.id, a.name, a.category_id, a.status
+          FROM fresh f JOIN added a ON a.id = f.id;
+      END
+      $$`.execute(db)
+  },
+}
