@@ -13,7 +13,7 @@ import { storeCall, type TryStoreOptions } from './unavailable.js'
 
 const columns = ['id', 'name', 'category_id', 'status'] as const
 // Any fixed int8 that nothing else on the database locks; the migrations use 4_242_000_001, and
-// create_pet_once (migration 0006) takes this same one.
+// create_pet_once and create_pets_once (migrations 0006 and 0007) take this same one.
 export const PET_INSERT_LOCK = 4_242_000_002
 
 // CONTRACT: walking the `after` pages sees every pet exactly once, also while pets are added. An
