@@ -34,12 +34,12 @@ export {
   type PostgresApiKeyStoreOptions,
 } from './postgres-api-key-store.js'
 export { createPostgresApiKeyUsageLog } from './postgres-api-key-usage-log.js'
+export { CLEANUP_LOCK, MIGRATION_LOCK, PET_INSERT_LOCK } from './advisory-locks.js'
 export {
-  CLEANUP_LOCK,
   createPostgresIdempotentPetCreations,
   type PostgresIdempotentPetCreationsOptions,
 } from './postgres-idempotent-pet-creations.js'
-export { createPostgresPetRepository, PET_INSERT_LOCK } from './postgres-pet-repository.js'
+export { createPostgresPetRepository } from './postgres-pet-repository.js'
 export {
   createPostgresStoreHealth,
   DatabaseRefusesWritesError,

@@ -1,10 +1,9 @@
 import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { MIGRATION_LOCK } from './advisory-locks.js'
 import { throughPooler } from './create-postgres-database.js'
 import { migrations } from './migrations/index.js'
 
-// Any fixed int8 will do, as long as nothing else on the database takes the same advisory lock.
-const MIGRATION_LOCK_KEY = 4_242_000_001
 // Polled rather than awaited with pg_advisory_lock, so that the pool's statement and query
 // timeouts do not end the wait while another instance migrates.
 const LOCK_POLL_MS = 100
@@ -59,7 +58,7 @@ export const migrateToLatest = async <DB>(
     } finally {
       // When the run failed, its error matters more than a failure to unlock; a broken connection
       // releases the lock anyway.
-      await sql`SELECT pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_KEY)})`
+      await sql`SELECT pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)})`
         .execute(connection)
         .catch((error: unknown) => {
           if (!failed) throw error
@@ -86,12 +85,12 @@ const acquireLock = async <DB>(connection: Kysely<DB>, log: MigrationLog) => {
   const giveUpAt = Date.now() + LOCK_WAIT_MS
   for (let attempt = 0; ; attempt++) {
     const { rows } = await sql<{ locked: boolean }>`
-      SELECT pg_try_advisory_lock(${sql.lit(MIGRATION_LOCK_KEY)}) AS locked`.execute(connection)
+      SELECT pg_try_advisory_lock(${sql.lit(MIGRATION_LOCK)}) AS locked`.execute(connection)
     if (rows[0]?.locked === true) return
     if (attempt === 0) log('migrations: waiting for another instance that is migrating')
     if (Date.now() > giveUpAt)
       throw new Error(
-        `Migrations did not run: another session held the migration lock (advisory lock ${MIGRATION_LOCK_KEY}) for over ${LOCK_WAIT_MS / 1000} s.`,
+        `Migrations did not run: another session held the migration lock (advisory lock ${MIGRATION_LOCK}) for over ${LOCK_WAIT_MS / 1000} s.`,
       )
     await sleep(LOCK_POLL_MS)
   }

@@ -7,18 +7,17 @@ import {
   type IdempotencyKeyReused,
   type IdempotentCreation,
   type IdempotentPetCreations,
-  type PetName,
-  type PetStatus,
 } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Kysely } from 'kysely'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
+import { CLEANUP_LOCK } from './advisory-locks.js'
 import { lockTimeoutOf, preparedRunnerOn, runStatementOn } from './create-postgres-database.js'
 import { batchStatements, MAX_INSERT_BATCH } from './pet-inserts.js'
 import type { Database } from './schema.js'
-import { toCategoryId, toPetId } from './to-pet-id.js'
+import { toPet } from './to-pet-id.js'
 import type { Statement } from './statement.js'
 import { storeCall, tryStore } from './unavailable.js'
 
@@ -50,13 +49,7 @@ const toAnswer = (outcome: string | null, pet: ReadonlyArray<string | null>): An
   if (outcome === READ_ONLY) return READ_ONLY
   if (outcome !== 'created' && outcome !== 'replayed')
     throw new Error(`create_pets_once answered the outcome ${outcome}`)
-  return E.right({
-    id: toPetId(pet[0] ?? ''),
-    // It was a PetName when it was stored, and the table's CHECK keeps its length within bounds.
-    name: pet[1] as PetName,
-    categoryId: toCategoryId(pet[2] ?? ''),
-    status: pet[3] as PetStatus,
-  })
+  return E.right(toPet(pet))
 }
 
 // One statement per batch of creations, one round trip: the function of migration 0007 tries each
@@ -91,9 +84,6 @@ const asJson = (batch: ReadonlyArray<Waiting>) => JSON.stringify(batch.map((w) =
 const windowOf = (creation: IdempotentCreation) => creation.at.getTime() - creation.expiredBefore.getTime()
 // An idempotency key is printable ASCII, so the first line break ends it.
 const keyOf = (creation: IdempotentCreation) => `${creation.key}\n${creation.owner}`
-
-// Any fixed int8 that nothing else takes: the migrations use 4_242_000_001, pet inserts 4_242_000_002.
-export const CLEANUP_LOCK = 4_242_000_003
 
 // One batch: the oldest expired records, at most $3, by the index on created_at, removed only by
 // the instance that holds the cleanup lock for this transaction (tried, never waited for: another

@@ -1,20 +1,18 @@
-import type { Pet, PetName, PetRepository, PetStatus } from '@pets/domain'
+import type { Pet, PetRepository } from '@pets/domain'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Compilable, Kysely } from 'kysely'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
+import { PET_INSERT_LOCK } from './advisory-locks.js'
 import { lockTimeoutOf, preparedRunnerOn } from './create-postgres-database.js'
 import { batchPetInserts } from './pet-inserts.js'
 import type { Database } from './schema.js'
 import type { Statement } from './statement.js'
-import { toCategoryId, toPetId } from './to-pet-id.js'
+import { toPet } from './to-pet-id.js'
 import { storeCall, type TryStoreOptions } from './unavailable.js'
 
 const columns = ['id', 'name', 'category_id', 'status'] as const
-// Any fixed int8 that nothing else on the database locks; the migrations use 4_242_000_001, and
-// create_pet_once and create_pets_once (migrations 0006 and 0007) take this same one.
-export const PET_INSERT_LOCK = 4_242_000_002
 
 // CONTRACT: walking the `after` pages sees every pet exactly once, also while pets are added. An
 // identity value is taken before its row commits, so two inserts may commit out of id order and a
@@ -35,15 +33,6 @@ const INSERT = `WITH settings AS (SELECT set_config('lock_timeout', $1, true)),
 // Compiled once: kysely would build and compile the same text on every call (about 15 µs of a
 // request, bench/RESULTS.md); only the values change, given in the order of the placeholders.
 const textOf = (query: Compilable) => query.compile().sql
-
-// A row of `columns`, as its fields' text, straight into a Pet: no row object in between.
-const toPet = (fields: ReadonlyArray<string | null>): Pet => ({
-  id: toPetId(fields[0]!),
-  // It was a PetName when it was stored, and the table's CHECK keeps its length within bounds.
-  name: fields[1] as PetName,
-  categoryId: toCategoryId(fields[2]!),
-  status: fields[3] as PetStatus,
-})
 
 const petStatement = (text: string): Statement<Pet> => ({ text, columns, decode: toPet })
 

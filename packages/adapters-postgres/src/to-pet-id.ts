@@ -1,4 +1,4 @@
-import { CategoryId, PetId } from '@pets/domain'
+import { CategoryId, PetId, type Pet, type PetName, type PetStatus } from '@pets/domain'
 
 type Guard<A> = { readonly is: (u: unknown) => u is A }
 
@@ -22,3 +22,15 @@ export const toPetId: (raw: string) => PetId = fromInt8(PetId, 'pets.id')
 
 /** Reads a category id from its int8 column; throws when it is not a safe integer from 1 to 2^53 − 1. */
 export const toCategoryId: (raw: string) => CategoryId = fromInt8(CategoryId, 'pets.category_id')
+
+/**
+ * A pet from its row's fields as PostgreSQL's text gives them, in the order id, name, category_id,
+ * status: the one decoder of every statement that answers pets. Throws on an id out of range.
+ */
+export const toPet = (fields: ReadonlyArray<string | null>): Pet => ({
+  id: toPetId(fields[0] ?? ''),
+  // It was a PetName when it was stored, and the table's CHECK keeps its length within bounds.
+  name: fields[1] as PetName,
+  categoryId: toCategoryId(fields[2] ?? ''),
+  status: fields[3] as PetStatus,
+})
