@@ -1,10 +1,9 @@
 // tsyringe refuses to load without it; nothing else uses it.
 import 'reflect-metadata'
-import { createMemoryApiKeyStore, createSystemClock } from '@pets/adapters-memory'
-import { anyAuthenticator, type Clock } from '@pets/domain'
+import { createSystemClock } from '@pets/adapters-memory'
+import type { Clock } from '@pets/domain'
 import { container, instanceCachingFactory, type DependencyContainer } from 'tsyringe'
 import type { AppConfig } from './config.js'
-import { environmentKeys } from './environment-keys.js'
 import type { OpenedStorage } from './storage/open-storage.js'
 import { AuthenticatorToken, ClockToken, StorageToken, type Token } from './tokens.js'
 
@@ -20,7 +19,7 @@ export type ContainerOverrides = { readonly clock?: Clock }
  * |---------------|------------------------------------------------------------------|
  * | Clock         | the machine's clock, or CLOCK_NOW's                              |
  * | Storage       | @pets/adapters-memory or @pets/adapters-postgres (openStorage)    |
- * | Authenticator | API_KEYS as digests in memory, then the storage's stored keys    |
+ * | Authenticator | the storage's: API_KEYS, then its stored keys, each by digest    |
  */
 export const buildContainer = (
   config: AppConfig,
@@ -31,13 +30,7 @@ export const buildContainer = (
   c.register(ClockToken, { useValue: overrides.clock ?? createSystemClock(config.clockNow) })
   c.register(StorageToken, { useValue: opened.storage })
   c.register(AuthenticatorToken, {
-    useFactory: instanceCachingFactory((c) =>
-      // CONTRACT: API_KEYS works beside the stored keys, as digests in memory.
-      anyAuthenticator(
-        createMemoryApiKeyStore({ keys: environmentKeys(config.apiKeys, config.apiKeyIdSecret) }),
-        resolve(c, StorageToken).apiKeys,
-      ),
-    ),
+    useFactory: instanceCachingFactory((c) => resolve(c, StorageToken).authenticator),
   })
   return c
 }

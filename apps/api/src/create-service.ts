@@ -15,7 +15,6 @@ import { buildContainer, resolve, type ContainerOverrides } from './container.js
 import { startIdempotencyCleanup } from './idempotency-cleanup.js'
 import { createLifecycle, type Lifecycle } from './lifecycle.js'
 import { createLogger, httpLoggerOf, type Logger } from './logger.js'
-import { rememberUnknownKeys } from './remember-unknown-keys.js'
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js'
 import { sharedCheck } from './shared-check.js'
 import { openStorage } from './storage/open-storage.js'
@@ -114,8 +113,7 @@ export const createService = async (
     }
     const app = createHttpApp({
       useCases,
-      // While stored keys are looked up by a query, a key just found unknown is not asked again.
-      authenticator: rememberUnknownKeys(resolve(c, AuthenticatorToken)),
+      authenticator: resolve(c, AuthenticatorToken),
       ...(config.rateLimit === undefined
         ? {}
         : { rateLimiter: createTokenBucketRateLimiter(config.rateLimit) }),

@@ -1,4 +1,4 @@
-import type { KnownApiKey } from '@pets/adapters-memory'
+import type { TrustedApiKey } from '@pets/domain'
 import { createHmac } from 'node:crypto'
 
 /**
@@ -32,7 +32,7 @@ export const environmentKeyId = (key: string, secret: string): string =>
   `env-${createHmac('sha256', secret).update(key, 'utf8').digest('hex').slice(0, 12)}`
 
 /**
- * The keys of API_KEYS as the in-memory key store takes them, each with an id that is public (it
+ * The keys of API_KEYS as a storage trusts them, each with an id that is public (it
  * is a label of `/metrics`, in log lines and in database rows) and so never derived from the key
  * alone:
  * - `NAME:KEY`: the id is `env-NAME`, the name NAME;
@@ -43,7 +43,7 @@ export const environmentKeyId = (key: string, secret: string): string =>
 export const environmentKeys = (
   entries: ReadonlyArray<string>,
   secret?: string,
-): ReadonlyArray<KnownApiKey & { readonly id: string }> =>
+): ReadonlyArray<TrustedApiKey> =>
   entries.flatMap((entry, i) => {
     const parsed = parseKeyEntry(entry)
     if (parsed === undefined) return []

@@ -1,6 +1,7 @@
 export {
   createMemoryApiKeyStore,
   type KnownApiKey,
+  type MemoryApiKeyStore,
   type MemoryApiKeyStoreOptions,
 } from './memory-api-key-store.js'
 export { createMemoryApiKeyUsageLog } from './memory-api-key-usage-log.js'

@@ -1,4 +1,4 @@
-import type { ApiKeyId, ApiKeyOwner, ApiKeyRecord, ApiKeyStore, IssuedApiKey } from '@pets/domain'
+import type { ApiKeyId, ApiKeyOwner, ApiKeyRecord, ApiKeyStore, IssuedApiKey, KeyLookup } from '@pets/domain'
 import { apiKeyDigest, generateApiKey } from '@pets/wire/api-key-secret'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
@@ -35,7 +35,10 @@ const recordOf = (entry: Entry): ApiKeyRecord =>
  * An API-key store in memory. It keeps only SHA-256 digests: the plain key exists only in the
  * caller's hands (and once, when issued).
  */
-export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}): ApiKeyStore => {
+/** The store, and its keys by digest for a storage's authenticator. */
+export type MemoryApiKeyStore = ApiKeyStore & { readonly byDigest: KeyLookup }
+
+export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}): MemoryApiKeyStore => {
   const now = options.now ?? (() => new Date())
   const nowMs = options.now === undefined ? Date.now : () => now().getTime()
   const prefix = options.idPrefix ?? ''
@@ -69,20 +72,19 @@ export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}):
   // The lookup is by digest: how long it takes tells an attacker about the digests it compared,
   // never about a key. (Found this way, the digests are equal: comparing them again in constant
   // time, as this store once did, added a Buffer per request and no safety.)
-  const use = (apiKey: string): Entry | undefined => {
-    const entry = byDigest.get(apiKeyDigest(apiKey))
+  const use = (digest: string): Entry | undefined => {
+    const entry = byDigest.get(digest)
     if (entry === undefined || entry.record.revokedAt !== null) return undefined
     entry.lastUsedMs = nowMs()
     return entry
   }
+  const fromMemory = (digest: string) => use(digest)?.some ?? O.none
 
   return {
     // Runs on every request: the answers are made once, and the digest in one call.
-    authenticate: (apiKey) => () => use(apiKey)?.known ?? UNKNOWN,
-    fromMemory: (apiKey) => {
-      const entry = use(apiKey)
-      return entry === undefined ? O.none : entry.some
-    },
+    authenticate: (apiKey) => () => use(apiKeyDigest(apiKey))?.known ?? UNKNOWN,
+    fromMemory: (apiKey) => fromMemory(apiKeyDigest(apiKey)),
+    byDigest: { fromMemory, lookUp: (digest) => () => use(digest)?.known ?? UNKNOWN },
     issue: (name) =>
       TE.fromIO((): IssuedApiKey => {
         const key = generateApiKey()

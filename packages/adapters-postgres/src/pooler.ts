@@ -162,3 +162,9 @@ export const poolerAwareness = (pool: pg.Pool, mode: PoolerMode, perTransaction:
     },
   }
 }
+
+/** What the pool reached, in words, for the log. */
+export const describeFacts = (facts: ConnectionFacts): string =>
+  facts.pooler
+    ? `a connection pooler (nothing outlives a transaction; timeouts set per transaction${facts.startupOptionsRefused ? '; it refused the options startup parameter' : ''})`
+    : 'PostgreSQL directly (timeouts set for the session at startup)'

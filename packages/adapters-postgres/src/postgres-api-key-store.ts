@@ -1,6 +1,5 @@
-import type { ApiKeyId, ApiKeyOwner, ApiKeyRecord, ApiKeyStore } from '@pets/domain'
+import type { ApiKeyId, ApiKeyOwner, ApiKeyRecord, ApiKeyStore, KeyLookup } from '@pets/domain'
 import { apiKeyDigest, generateApiKey } from '@pets/wire/api-key-secret'
-import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -45,6 +44,8 @@ export type PostgresApiKeyStore = ApiKeyStore & {
   readonly close: () => Promise<void>
   /** Whether authentication is answered from memory right now (else by a query). */
   readonly servingFromMemory: () => boolean
+  /** The stored keys by digest, for a storage's authenticator: from the index, else a query. */
+  readonly byDigest: KeyLookup
 }
 
 // Ids are int8 as decimal strings; anything else names no key, and must not reach the SQL as a
@@ -110,20 +111,26 @@ export const createPostgresApiKeyStore = (
     return O.fromNullable(owner)
   }
 
-  return {
-    authenticate: (apiKey) => async () => {
-      const digest = apiKeyDigest(apiKey)
-      const known = fromIndex(digest)
-      if (known !== undefined) return E.right(known)
-      return pipe(
-        await lookUp(digest)(),
-        E.map((row): O.Option<ApiKeyOwner> => {
+  const byDigest: KeyLookup = {
+    fromMemory: fromIndex,
+    lookUp: (digest) =>
+      pipe(
+        lookUp(digest),
+        TE.map((row): O.Option<ApiKeyOwner> => {
           if (row === undefined) return O.none
           lastUsed.record(row.id, now())
           return O.some({ keyId: row.id, name: row.name })
         }),
-      )
+      ),
+  }
+
+  return {
+    authenticate: (apiKey) => {
+      const digest = apiKeyDigest(apiKey)
+      const known = fromIndex(digest)
+      return known === undefined ? byDigest.lookUp(digest) : TE.right(known)
     },
+    byDigest,
     issue: (name) =>
       tryStore(
         async () => {

@@ -1,4 +1,5 @@
-import type { Storage } from '@pets/domain'
+import { authenticatorByDigest, trustedKeysLookup, type Storage, type TrustedApiKey } from '@pets/domain'
+import { apiKeyDigest } from '@pets/wire/api-key-secret'
 import type pg from 'pg'
 import { ListenUnheardError } from './change-listener.js'
 import {
@@ -8,6 +9,7 @@ import {
   type PostgresDatabaseOptions,
 } from './create-postgres-database.js'
 import { migrateToLatest } from './migrate-to-latest.js'
+import { describeFacts } from './pooler.js'
 import { createPostgresApiKeyStore, type PostgresApiKeyStore } from './postgres-api-key-store.js'
 import { createPostgresApiKeyUsageLog } from './postgres-api-key-usage-log.js'
 import { createPostgresIdempotentPetCreations } from './postgres-idempotent-pet-creations.js'
@@ -52,6 +54,8 @@ export type PostgresStorageOptions = Pick<
   readonly idempotencyClock?: 'database' | 'request'
   /** Where the storage's lines go: every 503 with its operation, broken connections, LISTEN, migrations. Silent unless given. */
   readonly log?: StorageLog
+  /** Keys its authenticator trusts beside the stored ones, such as those of API_KEYS. */
+  readonly trustedKeys?: ReadonlyArray<TrustedApiKey>
 }
 
 /** The storage, with what a host reads of it besides its ports. */
@@ -68,11 +72,6 @@ export type PostgresStorage = Storage & {
   /** What the pool found out about the path to PostgreSQL (a pooler, where the timeouts are set). */
   readonly connectionFacts: () => Promise<ConnectionFacts>
 }
-
-const describeFacts = (facts: ConnectionFacts) =>
-  facts.pooler
-    ? `a connection pooler (nothing outlives a transaction; timeouts set per transaction${facts.startupOptionsRefused ? '; it refused the options startup parameter' : ''})`
-    : 'PostgreSQL directly (timeouts set for the session at startup)'
 
 /**
  * The whole storage on PostgreSQL: one pool on `url` for every port, a LISTEN connection on
@@ -94,6 +93,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
     readyTimeoutMs,
     idempotencyClock,
     log: _log,
+    trustedKeys = [],
     ...pool
   } = options
   const database = createPostgresDatabase({
@@ -132,6 +132,10 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
   return {
     pets: createPostgresPetRepository(db, adapterOptions),
     apiKeys,
+    authenticator: authenticatorByDigest(apiKeyDigest, [
+      trustedKeysLookup(trustedKeys, apiKeyDigest),
+      apiKeys.byDigest,
+    ]),
     usageLog: createPostgresApiKeyUsageLog(db, adapterOptions),
     creations: createPostgresIdempotentPetCreations(db, {
       ...adapterOptions,

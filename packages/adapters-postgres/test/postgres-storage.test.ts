@@ -1,5 +1,7 @@
-import { describeStorageContract } from '@pets/domain/testing'
-import { afterAll, inject } from 'vitest'
+import type { ApiKeyName } from '@pets/domain'
+import { describeStorageContract, run } from '@pets/domain/testing'
+import * as O from 'fp-ts/lib/Option.js'
+import { afterAll, describe, expect, inject, it } from 'vitest'
 import { createPostgresStorage, type PostgresStorageOptions } from '../src/index.js'
 import { openFreshDatabase, startTestPgBouncer, type TestPgBouncer } from '../src/testing/index.js'
 
@@ -42,3 +44,29 @@ describeStorageContract(
   'postgres through PgBouncer',
   opener(() => (bouncer ??= startTestPgBouncer(postgres.url))),
 )
+
+describe("the PostgreSQL storage's authenticator", () => {
+  it('trusts the keys it was given from memory, and remembers a key a query found unknown while the index of stored keys is down', async () => {
+    const fresh = await openFreshDatabase(postgres)
+    // Never started: the index of stored keys does not serve, so stored keys are looked up.
+    const storage = createPostgresStorage({
+      url: fresh.url,
+      trustedKeys: [{ key: 'given-key', id: 'env-ops', name: 'ops' }],
+    })
+    try {
+      const { authenticator } = storage
+      expect(authenticator.fromMemory?.('given-key')).toEqual(O.some({ keyId: 'env-ops', name: 'ops' }))
+      expect(authenticator.fromMemory?.('guess')).toBeUndefined()
+      expect(await run(authenticator.authenticate('guess'))).toEqual(O.none)
+      expect(authenticator.fromMemory?.('guess')).toEqual(O.none)
+      const issued = await run(storage.apiKeys.issue('billing' as ApiKeyName))
+      expect(authenticator.fromMemory?.(issued.key)).toBeUndefined()
+      expect(await run(authenticator.authenticate(issued.key))).toEqual(
+        O.some({ keyId: issued.record.id, name: 'billing' }),
+      )
+    } finally {
+      await storage.close()
+      await fresh.close()
+    }
+  })
+})

@@ -1,5 +1,12 @@
 export * from './api-key.js'
 export * from './api-key-usage.js'
+export {
+  authenticatorByDigest,
+  trustedKeysLookup,
+  type KeyLookup,
+  type TrustedApiKey,
+  type UnknownKeysOptions,
+} from './authenticate-by-digest.js'
 export { anyAuthenticator } from './authenticators.js'
 export { checked, CheckedType, describeErrors, type Issue } from './checked.js'
 export { decodeNewPet, decodeWith, NEW_PET_FIELDS, refuseUnknownKeys, UNKNOWN_NAMED } from './decode.js'

@@ -88,7 +88,13 @@ export interface IdempotentPetCreations {
  */
 export interface Storage {
   readonly pets: PetRepository
+  /** Issues, lists and revokes the stored keys. */
   readonly apiKeys: ApiKeyStore
+  /**
+   * Who holds a key, from everything this storage knows: the keys it was given at its making (such
+   * as those of API_KEYS), then its stored ones; the key hashed once, memory first.
+   */
+  readonly authenticator: Authenticator
   readonly usageLog: ApiKeyUsageLog
   readonly creations: IdempotentPetCreations
   readonly health: StoreHealth

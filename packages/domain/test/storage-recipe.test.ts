@@ -2,7 +2,16 @@ import { createHash, randomBytes } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { ApiKeyId, ApiKeyRecord, OperationCalls, Pet, PetId, Storage } from '../src/index.js'
+import {
+  authenticatorByDigest,
+  type ApiKeyId,
+  type ApiKeyOwner,
+  type ApiKeyRecord,
+  type OperationCalls,
+  type Pet,
+  type PetId,
+  type Storage,
+} from '../src/index.js'
 import {
   describeApiKeyStoreContract,
   describeApiKeyUsageLogContract,
@@ -46,6 +55,13 @@ const createKeyValueStorage = (): Storage => {
   }
   const recordOf = (id: string) => get<ApiKeyRecord & { digest: string }>(`key:${id}`)
   const shown = ({ digest: _, ...record }: ApiKeyRecord & { digest: string }): ApiKeyRecord => record
+  // The owner of an active key by its digest, its use dated.
+  const ownerByDigest = (d: string): O.Option<ApiKeyOwner> => {
+    const record = recordOf(get<string>(`digest:${d}`) ?? '')
+    if (record === undefined || record.revokedAt !== null) return O.none
+    kv.set(`key:${record.id}`, { ...record, lastUsedAt: new Date() })
+    return O.some({ keyId: record.id, name: record.name })
+  }
   const apiKeys: Storage['apiKeys'] = {
     issue: (name) =>
       ok(() => {
@@ -61,13 +77,7 @@ const createKeyValueStorage = (): Storage => {
         kv.set(`digest:${digest(key)}`, record.id)
         return { key, record }
       }),
-    authenticate: (key) =>
-      ok(() => {
-        const record = recordOf(get<string>(`digest:${digest(key)}`) ?? '')
-        if (record === undefined || record.revokedAt !== null) return O.none
-        kv.set(`key:${record.id}`, { ...record, lastUsedAt: new Date() })
-        return O.some({ keyId: record.id, name: record.name })
-      }),
+    authenticate: (key) => ok(() => ownerByDigest(digest(key))),
     list: () => ok(() => scan<ApiKeyRecord & { digest: string }>('key:').map(shown)),
     revoke: (id) =>
       ok(() => {
@@ -124,6 +134,10 @@ const createKeyValueStorage = (): Storage => {
   return {
     pets,
     apiKeys,
+    // Every key is in the map, so memory always tells.
+    authenticator: authenticatorByDigest(digest, [
+      { fromMemory: ownerByDigest, lookUp: (d) => ok(() => ownerByDigest(d)) },
+    ]),
     usageLog,
     creations,
     health: { check: () => TE.right(undefined) },

@@ -1,6 +1,7 @@
 import { createMemoryStorage } from '@pets/adapters-memory'
 import type { Storage } from '@pets/domain'
 import type { AppConfig } from '../config.js'
+import { environmentKeys } from '../environment-keys.js'
 import type { Logger } from '../logger.js'
 import type { PoolStats } from '../service-metrics.js'
 
@@ -16,11 +17,14 @@ export type OpenedStorage = {
 /**
  * Opens the storage the configuration names: in memory, or PostgreSQL. The PostgreSQL module (and
  * with it kysely and pg) is loaded only when the configuration asks for it, so a service in
- * memory starts without them. Opening starts nothing: the storage's `start` does.
+ * memory starts without them. Opening starts nothing: the storage's `start` does. The keys of
+ * API_KEYS go to the storage, whose authenticator trusts them beside its stored keys.
  */
 export const openStorage = async (config: AppConfig, logger: Logger): Promise<OpenedStorage> => {
+  // CONTRACT: API_KEYS works beside the stored keys; the storage's authenticator knows both.
+  const trustedKeys = environmentKeys(config.apiKeys, config.apiKeyIdSecret)
   if (config.storage.kind === 'memory')
-    return { storage: createMemoryStorage({ keyIdPrefix: 'mem-' }), migrate: async () => {} }
+    return { storage: createMemoryStorage({ keyIdPrefix: 'mem-', trustedKeys }), migrate: async () => {} }
   const { openPostgresStorage } = await import('./postgres-storage.js')
-  return openPostgresStorage(config.storage, config.readyTimeoutMs, logger)
+  return openPostgresStorage(config.storage, config.readyTimeoutMs, logger, trustedKeys)
 }

@@ -1,4 +1,5 @@
 import { createPostgresStorage } from '@pets/adapters-postgres'
+import type { TrustedApiKey } from '@pets/domain'
 import type { StorageConfig } from '../config.js'
 import type { Logger } from '../logger.js'
 import type { OpenedStorage } from './open-storage.js'
@@ -12,6 +13,7 @@ export const openPostgresStorage = (
   config: Extract<StorageConfig, { kind: 'postgres' }>,
   readyTimeoutMs: number,
   logger: Logger,
+  trustedKeys: ReadonlyArray<TrustedApiKey>,
 ): OpenedStorage => {
   const storage = createPostgresStorage({
     url: config.url,
@@ -25,6 +27,7 @@ export const openPostgresStorage = (
     readyTimeoutMs,
     idempotencyClock: config.idempotencyClock === 'service' ? 'request' : 'database',
     log: (level, message, fields) => logger[level](fields ?? {}, message),
+    trustedKeys,
   })
   return {
     storage,

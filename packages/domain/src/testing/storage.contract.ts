@@ -69,6 +69,18 @@ export const describeStorageContract = (adapter: string, open: OpenStorage) =>
       ])
     })
 
+    it('lets its authenticator know a key its store issued, and refuse it once revoked', async () => {
+      const { apiKeys, authenticator } = await started()
+      const issued = await run(apiKeys.issue('billing' as ApiKeyName))
+      expect(await run(authenticator.authenticate(issued.key))).toEqual(
+        O.some({ keyId: issued.record.id, name: 'billing' }),
+      )
+      // Revoked through this storage: refused from the next call on.
+      await run(apiKeys.revoke(issued.record.id))
+      expect(await run(authenticator.authenticate(issued.key))).toEqual(O.none)
+      expect(await run(authenticator.authenticate(`${issued.key}x`))).toEqual(O.none)
+    })
+
     it('shares nothing with a storage opened apart', async () => {
       const one = await started()
       const other = await started()
