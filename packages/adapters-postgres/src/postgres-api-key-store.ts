@@ -1,5 +1,6 @@
 import type { ApiKeyId, ApiKeyOwner, ApiKeyRecord, ApiKeyStore, KeyLookup } from '@pets/domain'
 import { apiKeyDigest, generateApiKey } from '@pets/wire/api-key-secret'
+import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -125,10 +126,10 @@ export const createPostgresApiKeyStore = (
   }
 
   return {
-    authenticate: (apiKey) => {
+    authenticate: (apiKey) => () => {
       const digest = apiKeyDigest(apiKey)
       const known = fromIndex(digest)
-      return known === undefined ? byDigest.lookUp(digest) : TE.right(known)
+      return known === undefined ? byDigest.lookUp(digest)() : Promise.resolve(E.right(known))
     },
     byDigest,
     issue: (name) =>
