@@ -1,0 +1,164 @@
+import Koa, { type Context } from 'koa'
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http'
+import { createRequire } from 'node:module'
+import { connect, Socket, type AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LeanKoa } from '../src/lean-koa.js'
+
+// Guards of what the adapter's hand-made pieces assume of Koa and node beyond their documented
+// APIs (ARCHITECTURE.md, "Made by hand, on purpose"): each fails naming the version that broke it.
+
+const KOA = `koa ${(createRequire(import.meta.url)('koa/package.json') as { version: string }).version}`
+const NODE = `node ${process.version}`
+const LEAN = 'lean-koa.ts overrides it — re-measure LeanKoa against plain Koa (commit 85dc143) or delete it'
+
+type Middleware = (ctx: Context) => Promise<void>
+type HandleRequest = (this: Koa, ctx: Context, middleware: Middleware) => Promise<void>
+const koaHandleRequest = (): unknown =>
+  (Koa.prototype as unknown as { handleRequest?: unknown }).handleRequest
+
+// A request and its response without a socket: enough for Koa to make a context.
+const exchangeInProcess = () => {
+  const req = new IncomingMessage(new Socket())
+  req.method = 'GET'
+  req.url = '/'
+  return { req, res: new ServerResponse(req) }
+}
+const listeners = (res: ServerResponse) =>
+  res.eventNames().reduce((sum, name) => sum + res.listenerCount(name), 0)
+
+describe(`Koa's private handleRequest, which lean-koa.ts overrides (${KOA})`, () => {
+  it('is a method of Koa.prototype taking the context and the composed middleware', () => {
+    expect(
+      typeof koaHandleRequest(),
+      `${KOA}: Koa.prototype.handleRequest is no longer a function; ${LEAN}`,
+    ).toBe('function')
+    expect(
+      (koaHandleRequest() as HandleRequest).length,
+      `${KOA}: Koa.prototype.handleRequest no longer takes (ctx, fnMiddleware); ${LEAN}`,
+    ).toBe(2)
+  })
+
+  it("is what Koa's callback calls, on the subclass, with a context and the middleware", async () => {
+    const calls: Array<{ ctx: Context; middleware: Middleware }> = []
+    class Spy extends Koa {
+      handleRequest(ctx: Context, middleware: Middleware): Promise<void> {
+        calls.push({ ctx, middleware })
+        return Promise.resolve()
+      }
+    }
+    const app = new Spy()
+    let ran = false
+    app.use(() => void (ran = true))
+    const { req, res } = exchangeInProcess()
+    await app.callback()(req, res)
+    const call = calls[0]
+    expect(call?.ctx.req, `${KOA}: app.callback() no longer calls this.handleRequest(ctx, …); ${LEAN}`).toBe(
+      req,
+    )
+    await call?.middleware(call.ctx)
+    expect(ran, `${KOA}: handleRequest's second argument no longer runs the middleware; ${LEAN}`).toBe(true)
+  })
+
+  it('starts every response at 404 before the middleware runs (LeanKoa restores the status after)', async () => {
+    const { req, res } = exchangeInProcess()
+    res.statusCode = 299
+    let seen = 0
+    const app = new Koa()
+    const ctx = app.createContext(req, res) as unknown as Context
+    await (koaHandleRequest() as HandleRequest).call(app, ctx, async (c) => {
+      seen = c.res.statusCode
+      c.respond = false
+    })
+    expect(seen, `${KOA}: handleRequest no longer starts the response at 404; ${LEAN}`).toBe(404)
+  })
+
+  it('watches every response with on-finished, the cost LeanKoa saves', () => {
+    const plain = exchangeInProcess()
+    const before = listeners(plain.res)
+    const app = new Koa()
+    void (koaHandleRequest() as HandleRequest).call(
+      app,
+      app.createContext(plain.req, plain.res) as unknown as Context,
+      () => new Promise<void>(() => {}),
+    )
+    expect(
+      listeners(plain.res),
+      `${KOA}: handleRequest no longer puts on-finished on each response: LeanKoa saves nothing — delete lean-koa.ts`,
+    ).toBeGreaterThan(before)
+
+    const lean = exchangeInProcess()
+    const leanApp = new LeanKoa()
+    void leanApp.handleRequest(
+      leanApp.createContext(lean.req, lean.res) as unknown as Context,
+      () => new Promise<void>(() => {}),
+    )
+    expect(listeners(lean.res)).toBe(0)
+  })
+})
+
+describe(`node's http internals read by read-body-bytes.ts and answer-client-error.ts (${NODE})`, () => {
+  type Seen = {
+    sync: boolean
+    complete: boolean
+    flowing: boolean | null
+    body: unknown
+    httpMessage: boolean
+  }
+  let server: Server
+  let seen: Promise<Seen>
+  let port: number
+
+  beforeAll(async () => {
+    seen = new Promise((resolve) => {
+      server = createServer((req, res) => {
+        const sync = req.complete
+        const httpMessage = (req.socket as { _httpMessage?: unknown })._httpMessage === res
+        setImmediate(() => {
+          resolve({
+            sync,
+            complete: req.complete,
+            flowing: req.readableFlowing,
+            body: req.read(),
+            httpMessage,
+          })
+          res.end()
+        })
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as AddressInfo).port
+    const body = '{"name":"Rex","categoryId":1}'
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.end(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
+    )
+    socket.on('error', () => {})
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  it('has a body sent with its headers whole at the next turn, taken by one read()', async () => {
+    const { sync, complete, flowing, body } = await seen
+    const hint =
+      'read-body-bytes.ts takes it then — re-measure (bench/RESULTS.md, "Issue 12, seventh session")'
+    expect(typeof sync, `${NODE}: IncomingMessage.complete is no longer a boolean; ${hint}`).toBe('boolean')
+    expect(
+      complete,
+      `${NODE}: a body sent with its headers is no longer complete at the next turn; ${hint}`,
+    ).toBe(true)
+    expect(flowing, `${NODE}: an unread request is no longer paused (readableFlowing null); ${hint}`).toBe(
+      null,
+    )
+    expect(
+      Buffer.isBuffer(body) ? body.toString() : body,
+      `${NODE}: req.read() no longer hands over the whole body at the next turn; ${hint}`,
+    ).toBe('{"name":"Rex","categoryId":1}')
+  })
+
+  it("keeps the response under way on the socket's _httpMessage", async () => {
+    expect(
+      (await seen).httpMessage,
+      `${NODE}: socket._httpMessage is no longer the response under way; answer-client-error.ts reads it ` +
+        "(as node's own clientError default does) to leave an answer already begun alone — read it another way",
+    ).toBe(true)
+  })
+})
