@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { destroySocket } from './guarded-pool.js'
+import { destroySocket } from './broken-connections.js'
 import { BACKEND_PID, startupKeyIsNotTheServers } from './pooler.js'
 import { asError } from './as-error.js'
 

@@ -1,11 +1,9 @@
-import { CompiledQuery, Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
+import { rememberHandle, type RunStatement } from './database-handles.js'
 import { guardPool } from './guarded-pool.js'
 import { poolerAwareness, type ConnectionFacts, type PoolerMode } from './pooler.js'
 import type { Database } from './schema.js'
-import { asError } from './as-error.js'
-import type { RunPrepared } from './statement.js'
 import {
   keepAliveOf,
   perTransactionSettings,
@@ -17,12 +15,6 @@ import {
 
 export { sessionSettings, type KeepAliveOptions } from './session-settings.js'
 export type { ConnectionFacts, PoolerMode } from './pooler.js'
-
-/** Runs one statement with its values; resolves with its rows. */
-export type RunStatement = <Row>(
-  text: string,
-  values: ReadonlyArray<unknown>,
-) => Promise<{ readonly rows: ReadonlyArray<Row> }>
 
 /** How to reach PostgreSQL, and how long to wait for it. */
 export type PostgresDatabaseOptions = {
@@ -94,72 +86,6 @@ const int8AsText = (): pg.TypeOverrides => {
   return types
 }
 
-// What each handle made here knows, for the adapters and migrateToLatest given only the handle:
-// the lock timeout they repeat inside their writes, what the pool learned of its path (a pooler?),
-// and how they run a statement on its guarded pool directly (a Statement, without a promise).
-type HandleFacts = {
-  readonly lockTimeoutMs: number
-  readonly connectionFacts: () => Promise<ConnectionFacts>
-  readonly run: RunStatement
-  readonly runPrepared: RunPrepared
-}
-const handles = new WeakMap<object, HandleFacts>()
-
-/**
- * The lock timeout the adapters set inside their writes on `db`: the pool's `lockTimeoutMs` when
- * `db` was made by createPostgresDatabase, else DEFAULT_LOCK_TIMEOUT_MS.
- */
-export const lockTimeoutOf = (db: object): number => handles.get(db)?.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
-
-/**
- * Whether `db` reaches PostgreSQL through a connection pooler: learned by createPostgresDatabase
- * (connecting once if needed); false for a handle made elsewhere.
- */
-export const throughPooler = async (db: object): Promise<boolean> =>
-  (await handles.get(db)?.connectionFacts())?.pooler ?? false
-
-/**
- * How the adapters run a statement on `db`: on a handle made by createPostgresDatabase, directly on
- * its guarded pool (kysely's executor, connection provider, driver and connection are an async
- * layer each, which cost a request on PostgreSQL allocation and microtasks: bench/RESULTS.md); on
- * any other kysely handle, through kysely.
- */
-export const runStatementOn = (db: Kysely<Database>): RunStatement =>
-  handles.get(db)?.run ??
-  (<Row>(text: string, values: ReadonlyArray<unknown>) =>
-    db.executeQuery(CompiledQuery.raw(text, [...values]) as CompiledQuery<Row>))
-
-/**
- * How the adapters run a statement of the request path on `db`: on a handle made by
- * createPostgresDatabase, the guarded pool's `runPrepared` (statement.ts: no pg Query, Result or
- * promise; about a third of a PostgreSQL list's CPU in this process, bench/RESULTS.md); on any other
- * kysely handle, through kysely, each row's columns given to the decoder as text.
- */
-export const preparedRunnerOn = (db: Kysely<Database>): RunPrepared => {
-  const facts = handles.get(db)
-  if (facts !== undefined) return facts.runPrepared
-  const run = runStatementOn(db)
-  return (statement, values, done) =>
-    void run<Record<string, unknown>>(statement.text, values).then(
-      ({ rows }) => {
-        let decoded
-        try {
-          decoded = rows.map((row) =>
-            statement.decode(statement.columns.map((column) => asText(row[column]))),
-          )
-        } catch (error) {
-          return done(asError(error), [])
-        }
-        done(undefined, decoded)
-      },
-      (error: unknown) => done(asError(error), []),
-    )
-}
-
-// A value as PostgreSQL's text output gives it, for the types of the statements' columns (text, int8).
-const asText = (value: unknown): string | null =>
-  value === null || value === undefined ? null : String(value)
-
 /** Opens a connection pool to PostgreSQL and a kysely handle on it. Connects lazily, on the first query. */
 export const createPostgresDatabase = (options: PostgresDatabaseOptions): PostgresDatabase => {
   const statementTimeoutMs = options.statementTimeoutMs ?? 750
@@ -196,7 +122,7 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
   const guarded = guardPool(pool, { queryTimeoutMs, ...pooler.guard })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guarded }) })
   const connectionFacts = () => pooler.facts(guarded.connect)
-  handles.set(db, {
+  rememberHandle(db, {
     lockTimeoutMs: settings.lock_timeout,
     connectionFacts,
     run: guarded.run as RunStatement,

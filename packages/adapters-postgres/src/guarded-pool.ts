@@ -1,7 +1,8 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
-import { watchDeadlines, type Deadline } from './query-deadlines.js'
 import { asError } from './as-error.js'
+import { destroySocket } from './broken-connections.js'
+import { guardQueries, type Tracked } from './guarded-query.js'
 import {
   submitStatement,
   type RunDone,
@@ -9,29 +10,6 @@ import {
   type Statement,
   type SubmitStatement,
 } from './statement.js'
-import { classifyStoreError, sqlstateOf } from './unavailable.js'
-
-// SQLSTATEs after which the server has closed the session: the connection is of no further use.
-const SESSION_ENDED = /^08[0-9A-Z]{3}$|^57P0[1-5]$|^25P03$/
-
-/**
- * Tells whether a failed query leaves its connection unfit for another: the server never answered
- * (pg's query timeout, a reset or closed socket), or it answered by ending the session. An error
- * the server answered with (a statement timeout, a constraint) leaves a healthy connection.
- */
-export const isBrokenConnection = (error: unknown): boolean => {
-  const sqlstate = sqlstateOf(error)
-  return sqlstate === undefined ? classifyStoreError(error) === 'unavailable' : SESSION_ENDED.test(sqlstate)
-}
-
-type Tracked = {
-  readonly client: pg.PoolClient
-  readonly wrapper: PostgresPoolClient
-  /** When the server last answered on this connection (or the connection was made), in ms. */
-  lastAnsweredAt: number
-  /** Set once a query broke the connection: it is then destroyed at its release. */
-  broken?: unknown
-}
 
 /** The kysely pool over a pg pool, and what it counts, for tests and metrics. */
 export type GuardedPool = PostgresPool & {
@@ -48,13 +26,6 @@ export type GuardedPool = PostgresPool & {
   /** Connections destroyed because they broke or were presumed dead. */
   readonly evictions: () => number
 }
-
-/**
- * Destroys a pg client's socket (pg keeps it on `connection.stream`): a socket that went silent
- * never answers the goodbye that `client.end()` sends.
- */
-export const destroySocket = (client: pg.ClientBase): void =>
-  (client as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy()
 
 type Answer = Promise<pg.QueryResult>
 /** How the guarded pool bounds each query. */
@@ -74,11 +45,6 @@ export type GuardOptions = {
   readonly submit?: SubmitStatement
   /** Whether a failed connection attempt is made once more at once (the settings were changed). */
   readonly retryConnect?: (error: unknown) => boolean
-}
-
-/** The error of a query that the server did not answer in time; its connection is destroyed. */
-export class QueryReadTimeoutError extends Error {
-  override readonly name = 'QueryReadTimeoutError'
 }
 
 /**
@@ -105,7 +71,6 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     options.submit ??
     ((client, statement, values, done) => submitStatement(client, statement, values, {}, done))
   const tracked = new WeakMap<pg.PoolClient, Tracked>()
-  let suspectBefore = Number.NEGATIVE_INFINITY
   let evictions = 0
   // Every client connected and not yet removed, so that `end` can close what a silent path keeps.
   const open = new Set<pg.Client>()
@@ -120,61 +85,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     destroySocket(client)
   }
 
-  const deadlines = watchDeadlines(Math.max(1, Math.min(50, queryTimeoutMs / 4)), now)
-
-  /**
-   * Sends one query on `entry` (`start` sends it and calls back once) and settles it once: with
-   * its answer, with its error, or with QueryReadTimeoutError when it goes unanswered too long.
-   * A failure that broke the connection marks it for eviction, and every connection not answered
-   * since this query was sent suspect.
-   */
-  const guarded = <A>(
-    entry: Tracked,
-    start: (answered: (error: unknown, value?: A) => void) => void,
-    settle: (error: unknown, value?: A) => void,
-  ): void => {
-    const sentAt = now()
-    let settled = false
-    const fail = (error: unknown) => {
-      if (isBrokenConnection(error)) {
-        entry.broken ??= error
-        suspectBefore = Math.max(suspectBefore, sentAt)
-      } else entry.lastAnsweredAt = now()
-      settle(error)
-    }
-    const deadline: Deadline | undefined =
-      queryTimeoutMs > 0
-        ? {
-            at: sentAt + queryTimeoutMs,
-            expire: () => {
-              if (settled) return
-              settled = true
-              fail(
-                new QueryReadTimeoutError(
-                  `Query read timeout: PostgreSQL did not answer within ${queryTimeoutMs} ms; the connection is destroyed`,
-                ),
-              )
-            },
-          }
-        : undefined
-    try {
-      start((error, value) => {
-        if (deadline !== undefined) deadlines.remove(deadline)
-        if (settled) return
-        settled = true
-        if (error !== undefined && error !== null) return fail(error)
-        entry.lastAnsweredAt = now()
-        settle(undefined, value)
-      })
-    } catch (error) {
-      // Nothing was sent: the connection is as it was.
-      if (settled) return
-      settled = true
-      return settle(error)
-    }
-    // Watched once sent: a send that failed at once has settled already.
-    if (deadline !== undefined && !settled) deadlines.add(deadline)
-  }
+  const { guarded, trusted } = guardQueries(queryTimeoutMs, now)
 
   const query = (entry: Tracked, text: string, parameters: ReadonlyArray<unknown> | undefined) =>
     new Promise<pg.QueryResult>((resolve, reject) =>
@@ -232,7 +143,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
       )
     }
     const handOut = (entry: Tracked) => {
-      if (entry.lastAnsweredAt >= suspectBefore) return done(undefined, entry)
+      if (trusted(entry)) return done(undefined, entry)
       evict(entry.client, new Error('presumed dead: not answered since another connection broke'))
       checkOut(done)
     }

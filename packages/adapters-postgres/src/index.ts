@@ -1,10 +1,8 @@
 export { DEFAULT_LOCK_TIMEOUT_MS, type PostgresAdapterOptions } from './adapter-options.js'
 export {
   createPostgresDatabase,
-  lockTimeoutOf,
   QUERY_TIMEOUT_MARGIN_MS,
   sessionSettings,
-  throughPooler,
   type ConnectionFacts,
   type KeepAliveOptions,
   type PoolerMode,
@@ -17,13 +15,9 @@ export {
   type PostgresStorageOptions,
   type StorageLog,
 } from './postgres-storage.js'
-export {
-  guardPool,
-  isBrokenConnection,
-  QueryReadTimeoutError,
-  type GuardedPool,
-  type GuardOptions,
-} from './guarded-pool.js'
+export { isBrokenConnection, QueryReadTimeoutError } from './broken-connections.js'
+export { lockTimeoutOf, throughPooler } from './database-handles.js'
+export { guardPool, type GuardedPool, type GuardOptions } from './guarded-pool.js'
 export { migrateToLatest, MigrationsNeedSessionError, type MigrationLog } from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'
 export { API_KEYS_CHANNEL } from './api-key-cache.js'

@@ -54,7 +54,7 @@ describe(`pg's private connection, written by statement.ts (${PG})`, () => {
       expect(
         typeof connection.stream[method],
         `${PG}: client.connection.stream.${method} is no longer a function; statement.ts corks it, ` +
-          "guarded-pool.ts's destroySocket destroys it",
+          "broken-connections.ts's destroySocket destroys it",
       ).toBe('function')
   })
 

@@ -1,0 +1,84 @@
+import type { PostgresPoolClient } from 'kysely'
+import type pg from 'pg'
+import { isBrokenConnection, QueryReadTimeoutError } from './broken-connections.js'
+import { watchDeadlines, type Deadline } from './query-deadlines.js'
+
+/** A connection of the guarded pool, and what its queries taught about it. */
+export type Tracked = {
+  readonly client: pg.PoolClient
+  readonly wrapper: PostgresPoolClient
+  /** When the server last answered on this connection (or the connection was made), in ms. */
+  lastAnsweredAt: number
+  /** Set once a query broke the connection: it is then destroyed at its release. */
+  broken?: unknown
+}
+
+/** Sends a query and calls back once, with its error or its answer. */
+export type Start<A> = (answered: (error: unknown, value?: A) => void) => void
+
+/**
+ * What bounds each query of a pool: a query unanswered after `queryTimeoutMs` fails at once
+ * (`watchDeadlines`: not before the input that already arrived has been read); a failure that broke
+ * its connection marks it broken, and makes every connection not answered since the query was sent
+ * suspect (`suspectBefore`): the path to the server may be gone for all of them.
+ */
+export const guardQueries = (queryTimeoutMs: number, now: () => number) => {
+  let suspectBefore = Number.NEGATIVE_INFINITY
+  const deadlines = watchDeadlines(Math.max(1, Math.min(50, queryTimeoutMs / 4)), now)
+
+  /**
+   * Sends one query on `entry` (`start` sends it and calls back once) and settles it once: with
+   * its answer, with its error, or with QueryReadTimeoutError when it goes unanswered too long.
+   * A failure that broke the connection marks it for eviction, and every connection not answered
+   * since this query was sent suspect.
+   */
+  const guarded = <A>(entry: Tracked, start: Start<A>, settle: (error: unknown, value?: A) => void): void => {
+    const sentAt = now()
+    let settled = false
+    const fail = (error: unknown) => {
+      if (isBrokenConnection(error)) {
+        entry.broken ??= error
+        suspectBefore = Math.max(suspectBefore, sentAt)
+      } else entry.lastAnsweredAt = now()
+      settle(error)
+    }
+    const deadline: Deadline | undefined =
+      queryTimeoutMs > 0
+        ? {
+            at: sentAt + queryTimeoutMs,
+            expire: () => {
+              if (settled) return
+              settled = true
+              fail(
+                new QueryReadTimeoutError(
+                  `Query read timeout: PostgreSQL did not answer within ${queryTimeoutMs} ms; the connection is destroyed`,
+                ),
+              )
+            },
+          }
+        : undefined
+    try {
+      start((error, value) => {
+        if (deadline !== undefined) deadlines.remove(deadline)
+        if (settled) return
+        settled = true
+        if (error !== undefined && error !== null) return fail(error)
+        entry.lastAnsweredAt = now()
+        settle(undefined, value)
+      })
+    } catch (error) {
+      // Nothing was sent: the connection is as it was.
+      if (settled) return
+      settled = true
+      return settle(error)
+    }
+    // Watched once sent: a send that failed at once has settled already.
+    if (deadline !== undefined && !settled) deadlines.add(deadline)
+  }
+
+  return {
+    guarded,
+    /** Whether a connection was answered since the last failure that broke one. */
+    trusted: (entry: Tracked) => entry.lastAnsweredAt >= suspectBefore,
+  }
+}
