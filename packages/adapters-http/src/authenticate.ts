@@ -17,10 +17,10 @@ const NO_KEY: Problem = { _tag: 'Unauthorized', keySent: false }
 const UNKNOWN_KEY: Problem = { _tag: 'Unauthorized', keySent: true }
 
 /** Who may look a key up in the store: a limit on the failed lookups of each client address. */
-export type LookupLimit = {
+export type LookupLimit<Request> = {
   readonly failures: TokenBucketRateLimiter
   /** The bucket of the request's client (addressBucketOf), asked only when a lookup is due. */
-  readonly addressOf: () => string
+  readonly addressOf: (request: Request) => string
 }
 
 const answer = (found: O.Option<ApiKeyOwner>): E.Either<Problem, ApiKeyOwner> =>
@@ -31,28 +31,26 @@ const answer = (found: O.Option<ApiKeyOwner>): E.Either<Problem, ApiKeyOwner> =>
  * the store is down, 429 when the client's address has spent its failed lookups. A key answered
  * from memory (`fromMemory`) is never limited: it costs nothing, whatever other requests did.
  * Only a lookup is: a token is spent before it, so that lookups under way at once cannot all pass
- * on the last one, and given back unless the key turned out not to be valid.
+ * on the last one, and given back unless the key turned out not to be valid. The limit is made
+ * once; `request` is what its `addressOf` reads.
  */
-export const authenticateKey = async (
+export const authenticateKey = async <Request>(
   authenticator: Authenticator,
   key: string | undefined,
-  limit?: LookupLimit,
+  limit?: LookupLimit<Request>,
+  request?: Request,
 ): Promise<E.Either<Problem, ApiKeyOwner>> => {
   if (key === undefined) return E.left(NO_KEY)
   const known = authenticator.fromMemory?.(key)
   if (known !== undefined) return answer(known)
-  let refund: (() => void) | undefined
-  if (limit !== undefined) {
-    const address = limit.addressOf()
+  const address = limit?.addressOf(request as Request)
+  if (limit !== undefined && address !== undefined) {
     const { allowed, resetSeconds } = limit.failures.take(address)
     if (!allowed) return E.left({ _tag: 'RateLimited', retryAfterSeconds: resetSeconds, by: 'address' })
-    refund = () => limit.failures.refund(address)
   }
   const found = await authenticator.authenticate(key)()
-  if (E.isLeft(found)) {
-    refund?.()
-    return found
-  }
-  if (O.isSome(found.right)) refund?.()
-  return answer(found.right)
+  // Given back for a valid key and for an answer the store could not give.
+  if (limit !== undefined && address !== undefined && (E.isLeft(found) || O.isSome(found.right)))
+    limit.failures.refund(address)
+  return E.isLeft(found) ? found : answer(found.right)
 }

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { authenticateKey, bearerKey } from './authenticate.js'
+import { authenticateKey, bearerKey, type LookupLimit } from './authenticate.js'
 import { admitUrlLength } from './bound-url.js'
 import { addressBucketOf, clientAddressFinder, type ClientAddressOf } from './client-address.js'
 import type { PetsRouterOptions } from './create-pets-router.js'
@@ -47,21 +47,21 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
     (operationId) => handlers[operationId as keyof typeof handlers],
   )
   const under = `${prefix}/`
+  // The per-address limit guards lookups in the store only: keys answered from memory pass.
+  const lookupLimit: LookupLimit<HttpContext> | undefined =
+    failures === undefined
+      ? undefined
+      : { failures, addressOf: (ctx) => addressBucketOf(ctx.state.clientAddress ?? clientAddressOf(ctx.req)) }
 
   return {
     clientAddressOf,
     owns: (path) => path === prefix || path.startsWith(under),
     serve: async (ctx) => {
-      // The per-address limit guards lookups in the store only: keys answered from memory pass.
       const found = await authenticateKey(
         authenticator,
         bearerKey(ctx.get('Authorization') || undefined),
-        failures === undefined
-          ? undefined
-          : {
-              failures,
-              addressOf: () => addressBucketOf(ctx.state.clientAddress ?? clientAddressOf(ctx.req)),
-            },
+        lookupLimit,
+        ctx,
       )
       if (E.isLeft(found)) return sendProblem(ctx, found.left)
       const owner = found.right

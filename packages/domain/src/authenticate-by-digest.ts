@@ -89,17 +89,22 @@ export const authenticatorByDigest = (
   }
   return {
     fromMemory: (key) => fromMemory(digest(key)),
+    // One pass: each place from memory, and looked up only where memory cannot tell.
     authenticate: (key) => async () => {
       const d = digest(key)
-      const known = fromMemory(d)
-      if (known !== undefined) return E.right(known)
+      let lookedUp = false
       for (const lookup of lookups) {
         const inMemory = lookup.fromMemory(d)
-        if (inMemory !== undefined && O.isNone(inMemory)) continue
-        const found = inMemory === undefined ? await lookup.lookUp(d)() : E.right(inMemory)
+        if (inMemory !== undefined) {
+          if (O.isSome(inMemory)) return E.right(inMemory)
+          continue
+        }
+        if (remembered(d)) continue
+        const found = await lookup.lookUp(d)()
         if (E.isLeft(found) || O.isSome(found.right)) return found
+        lookedUp = true
       }
-      remember(d)
+      if (lookedUp) remember(d)
       return UNKNOWN
     },
   }
