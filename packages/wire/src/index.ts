@@ -1,4 +1,3 @@
-export { compileSerializer, type Serializer } from './compile-serializer.js'
 export { DOMAIN_SCHEMAS, type JsonSchema } from './domain-schemas.js'
 export { ErrorBody, ErrorCode, ERRORS, type StatusOf } from './errors.js'
 export { HEADERS } from './headers.js'

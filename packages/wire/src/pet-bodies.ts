@@ -1,7 +1,5 @@
 import { NewPet, Pet } from '@pets/domain'
 import * as t from 'io-ts'
-import { compileSerializer, type Serializer } from './compile-serializer.js'
-import { jsonSchemaOf } from './json-schema.js'
 
 /** The body of `POST /v1/pets`: a NewPet object, nothing more. */
 export const NewPetBody = NewPet
@@ -11,7 +9,16 @@ export const PetBody = Pet
 /** The body of a 200 of listPets: a bare JSON array of pets. */
 export const PetsBody = t.readonlyArray(Pet, 'Pets')
 
+// Written by hand: twice as fast as JSON.stringify and as fast as fast-json-stringify
+// (bench/serializers.mjs). Ids are safe integers and a status one of three plain words, so only the
+// name needs JSON's escaping; a property test holds this to JSON.stringify(PetBody.encode(pet)).
 /** A Pet as the wire carries it: exactly id, name, categoryId and status, in that order. */
-export const encodePet: Serializer<Pet> = compileSerializer(jsonSchemaOf(PetBody), 'Pet')
+export const encodePet = (pet: Pet): string =>
+  `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`
+
 /** A list of pets as a bare JSON array. */
-export const encodePets: Serializer<ReadonlyArray<Pet>> = compileSerializer(jsonSchemaOf(PetsBody), 'Pets')
+export const encodePets = (pets: ReadonlyArray<Pet>): string => {
+  let json = '['
+  for (let i = 0; i < pets.length; i++) json += (i === 0 ? '' : ',') + encodePet(pets[i]!)
+  return `${json}]`
+}
