@@ -74,27 +74,67 @@ export const explain = (url: string, statements: ReadonlyArray<Explained>): Prom
     return plans
   })
 
-/** How many times pg_stat_activity was sampled, and in how many samples each wait was seen. */
-export type Waits = { readonly samples: number; readonly seen: Readonly<Record<string, number>> }
+/**
+ * What pg_stat_activity showed: `samples` polls; `seen`, the polls in which at least one busy
+ * connection was in each wait; `busy`, the busy connections counted over all polls (one sample each);
+ * `busyIn`, those of them in each wait.
+ */
+export type Waits = {
+  readonly samples: number
+  readonly seen: Readonly<Record<string, number>>
+  readonly busy: number
+  readonly busyIn: Readonly<Record<string, number>>
+}
+
+export const NO_WAITS: Waits = { samples: 0, seen: {}, busy: 0, busyIn: {} }
+
+/** Two samplings as one. */
+export const addWaits = (a: Waits, b: Waits): Waits => {
+  const sum = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) => {
+    const out = { ...x }
+    for (const [key, n] of Object.entries(y)) out[key] = (out[key] ?? 0) + n
+    return out
+  }
+  return {
+    samples: a.samples + b.samples,
+    seen: sum(a.seen, b.seen),
+    busy: a.busy + b.busy,
+    busyIn: sum(a.busyIn, b.busyIn),
+  }
+}
+
+/** The share (0..1) of busy connection samples that waited on a heavyweight lock (wait_event_type 'Lock'). */
+export const lockShare = (w: Waits): number =>
+  w.busy === 0
+    ? 0
+    : Object.entries(w.busyIn)
+        .filter(([wait]) => wait.startsWith('Lock:'))
+        .reduce((sum, [, n]) => sum + n, 0) / w.busy
 
 /**
- * Polls pg_stat_activity every `everyMs` until stopped, and counts in how many samples the
- * database's active connections (other than its own) were seen in each wait event (such as
- * `Lock:advisory` or `IO:WALSync`), or running (`CPU`).
+ * Polls pg_stat_activity every `everyMs` until stopped: the database's active connections (other
+ * than its own), by wait event (such as `Lock:advisory` or `IO:WALSync`), or running (`CPU`).
  */
 export const sampleWaits = (url: string, everyMs = 20): { readonly stop: () => Promise<Waits> } => {
   const seen: Record<string, number> = {}
+  const busyIn: Record<string, number> = {}
   let samples = 0
+  let busy = 0
   let running = true
   const done = withClient(url, async (client) => {
     while (running) {
-      const { rows } = await client.query<{ wait: string }>(
-        `SELECT DISTINCT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS wait
+      const { rows } = await client.query<{ wait: string; n: number }>(
+        `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS wait, count(*)::int AS n
          FROM pg_stat_activity
-         WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+         WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()
+         GROUP BY 1`,
       )
       samples++
-      for (const { wait } of rows) seen[wait] = (seen[wait] ?? 0) + 1
+      for (const { wait, n } of rows) {
+        seen[wait] = (seen[wait] ?? 0) + 1
+        busyIn[wait] = (busyIn[wait] ?? 0) + n
+        busy += n
+      }
       await new Promise((resolve) => setTimeout(resolve, everyMs))
     }
   })
@@ -102,7 +142,7 @@ export const sampleWaits = (url: string, everyMs = 20): { readonly stop: () => P
     stop: async () => {
       running = false
       await done
-      return { samples, seen }
+      return { samples, seen, busy, busyIn }
     },
   }
 }

@@ -126,7 +126,12 @@ export const renderReport = (report: BenchReport, notes: string): string => {
       ]),
     ),
     '',
-    ...(report.writeCeiling === undefined ? [] : [writeCeilingSection(report.writeCeiling), '']),
+    ...(report.writeCeiling === undefined
+      ? []
+      : [
+          writeCeilingSection(report.writeCeiling, '## Write ceiling: inserts per second on one database'),
+          '',
+        ]),
     ...(report.scale === undefined ? [] : [scaleSection(report.scale, options.probeRequests), '']),
     ...(report.profiles.length === 0 ? [] : [profilesSection(report.profiles)]),
   ].join('\n')

@@ -98,6 +98,6 @@ export const runBench = async (options: BenchOptions, log: (line: string) => voi
     writeCeiling,
     scale,
     profiles,
-    targets: checkTargets(modes, coldStarts, scale),
+    targets: checkTargets(modes, coldStarts, scale, writeCeiling),
   }
 }

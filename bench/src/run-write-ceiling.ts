@@ -2,11 +2,14 @@ import { launch, type Launched } from './launch.js'
 import { drive, median, type Load, type Sample } from './load.js'
 import { ms, n0, table, x } from './markdown.js'
 import type { BenchOptions } from './options.js'
-import { sampleWaits, show, type Waits } from './postgres.js'
+import { addWaits, lockShare, NO_WAITS, sampleWaits, show, type Waits } from './postgres.js'
 import { scenariosFor } from './scenarios.js'
 import { serviceSpec, type Shared } from './servers.js'
 
-/** Inserts per second through the service, with one process and with two on the same database. */
+const total = (samples: ReadonlyArray<Sample>) => samples.reduce((sum, s) => sum + s.requestsPerSecond, 0)
+const percent = (share: number) => `${(share * 100).toFixed(0)} %`
+
+/** Inserts per second through the service, with one instance and with two on the same database. */
 export type WriteCeiling = {
   /** Connections in all: one process gets them all, each of two gets half. */
   readonly connections: number
@@ -16,15 +19,9 @@ export type WriteCeiling = {
   readonly waits: { readonly one: Waits; readonly two: Waits }
 }
 
-const add = (a: Waits, b: Waits): Waits => {
-  const seen = { ...a.seen }
-  for (const [wait, n] of Object.entries(b.seen)) seen[wait] = (seen[wait] ?? 0) + n
-  return { samples: a.samples + b.samples, seen }
-}
-
 /**
- * Starts two service processes on one database and drives POST /v1/pets: in each round, first
- * one process with every connection, then both at once with half each; meanwhile samples what
+ * Starts two service instances on one database and drives POST /v1/pets: in each round, first
+ * one instance with every connection, then both at once with half each; meanwhile samples what
  * the database's connections wait for (the id-ordering advisory lock, the WAL flush of commits).
  */
 export const runWriteCeiling = async (
@@ -37,7 +34,7 @@ export const runWriteCeiling = async (
   const half: Load = { ...options.load, connections: Math.max(1, Math.round(options.load.connections / 2)) }
   const servers: Array<Launched> = []
   const rounds: Array<WriteCeiling['rounds'][number]> = []
-  const waits = { one: { samples: 0, seen: {} }, two: { samples: 0, seen: {} } }
+  const waits = { one: NO_WAITS, two: NO_WAITS }
   try {
     servers.push(
       ...(await Promise.all(
@@ -50,16 +47,15 @@ export const runWriteCeiling = async (
     for (let round = 1; round <= options.rounds; round++) {
       let sampler = sampleWaits(shared.databaseUrl)
       const one = await drive(a, create, options.load, apiKey)
-      waits.one = add(waits.one, await sampler.stop())
+      waits.one = addWaits(waits.one, await sampler.stop())
       sampler = sampleWaits(shared.databaseUrl)
       const two = await Promise.all([drive(a, create, half, apiKey), drive(b, create, half, apiKey)])
-      waits.two = add(waits.two, await sampler.stop())
+      waits.two = addWaits(waits.two, await sampler.stop())
       rounds.push({ one, two })
-      const rate = (samples: ReadonlyArray<Sample>) =>
-        samples.reduce((sum, s) => sum + s.requestsPerSecond, 0)
       log(
-        `write ceiling round ${round}/${options.rounds}: one process ${rate([one]).toFixed(0)} inserts/s, ` +
-          `two ${rate(two).toFixed(0)} inserts/s`,
+        `writes at ${options.load.connections} connections, round ${round}/${options.rounds}: one instance ` +
+          `${n0(total([one]))} inserts/s, two ${n0(total(two))} inserts/s (${x(total(two) / total([one]))}); ` +
+          `busy samples waiting on a Lock: ${percent(lockShare(waits.one))} with one, ${percent(lockShare(waits.two))} with two`,
       )
     }
   } finally {
@@ -69,48 +65,80 @@ export const runWriteCeiling = async (
   return { connections: options.load.connections, synchronousCommit, rounds, waits }
 }
 
-/** The write ceiling as a section of RESULTS.md. */
-export const writeCeilingSection = (w: WriteCeiling): string => {
+/** What the targets read: inserts/s of one and two instances, their ratio, the lock waits of each. */
+export const writeSummary = (w: WriteCeiling) => ({
+  one: median(w.rounds.map((r) => total([r.one]))),
+  two: median(w.rounds.map((r) => total(r.two))),
+  /** The median over the rounds of two instances' inserts/s over one's. */
+  ratio: median(w.rounds.map((r) => total(r.two) / total([r.one]))),
+  lockOne: lockShare(w.waits.one),
+  lockTwo: lockShare(w.waits.two),
+})
+
+/**
+ * The figures as Markdown under `heading` (a Markdown heading line): inserts/s of one and two
+ * instances, by round, and the share of the busy connections' samples in each wait.
+ */
+export const writeCeilingSection = (w: WriteCeiling, heading: string): string => {
   type Round = WriteCeiling['rounds'][number]
-  const total = (samples: ReadonlyArray<Sample>) => samples.reduce((sum, s) => sum + s.requestsPerSecond, 0)
   const half = Math.max(1, Math.round(w.connections / 2))
-  const line = (processes: string, connections: string, pick: (r: Round) => ReadonlyArray<Sample>) => {
+  const summary = writeSummary(w)
+  const line = (
+    instances: string,
+    connections: string,
+    pick: (r: Round) => ReadonlyArray<Sample>,
+    waits: Waits,
+  ) => {
     const of = (f: (s: Sample) => number) => median(w.rounds.flatMap((r) => pick(r).map(f)))
-    const rate = median(w.rounds.map((r) => total(pick(r))))
     return [
-      processes,
+      instances,
       connections,
-      n0(rate),
+      n0(median(w.rounds.map((r) => total(pick(r))))),
       ms(of((s) => s.p50Ms)),
       ms(of((s) => s.p99Ms)),
       n0(of((s) => s.cpuUsPerRequest)),
+      n0(waits.busy),
+      percent(lockShare(waits)),
     ]
   }
-  const share = ({ samples, seen }: Waits, wait: string) =>
-    samples === 0 ? '-' : `${(((seen[wait] ?? 0) / samples) * 100).toFixed(0)} %`
-  const waits = [...new Set([...Object.keys(w.waits.one.seen), ...Object.keys(w.waits.two.seen)])].sort(
-    (a, b) => (w.waits.two.seen[b] ?? 0) - (w.waits.two.seen[a] ?? 0),
+  const share = ({ busy, busyIn }: Waits, wait: string) =>
+    busy === 0 ? '-' : percent((busyIn[wait] ?? 0) / busy)
+  const waits = [...new Set([...Object.keys(w.waits.one.busyIn), ...Object.keys(w.waits.two.busyIn)])].sort(
+    (a, b) => (w.waits.two.busyIn[b] ?? 0) - (w.waits.two.busyIn[a] ?? 0),
   )
   return [
-    '## Write ceiling: inserts per second on one database',
+    heading,
     '',
     `\`POST /v1/pets\` through the built service on PostgreSQL (synchronous_commit ${w.synchronousCommit}), ` +
-      `${w.rounds.length} rounds: one process with ${w.connections} connections, then two processes at once ` +
-      `with ${half} each. Medians over the rounds; latencies and CPU per process. Two processes / one: ` +
-      `**${x(median(w.rounds.map((r) => total(r.two) / total([r.one]))))}**.`,
+      `${w.rounds.length} rounds, alternating: one instance with ${w.connections} wrk connections, then two ` +
+      `instances on the same database at once with ${half} each. Inserts/s of both together; latencies and CPU ` +
+      `per instance; medians over the rounds. Two instances / one: **${x(summary.ratio)}** ` +
+      `(rounds: ${w.rounds.map((r) => x(total(r.two) / total([r.one]))).join(', ')}).`,
     '',
     table(
-      ['processes', 'connections', 'inserts/s', 'p50 ms', 'p99 ms', 'CPU µs/insert'],
-      [line('1', String(w.connections), (r) => [r.one]), line('2', `2 × ${half}`, (r) => r.two)],
+      [
+        'instances',
+        'connections',
+        'inserts/s',
+        'p50 ms',
+        'p99 ms',
+        'CPU µs/insert',
+        'busy samples',
+        'waiting on a Lock',
+      ],
+      [
+        line('1', String(w.connections), (r) => [r.one], w.waits.one),
+        line('2', `2 × ${half}`, (r) => r.two, w.waits.two),
+      ],
     ),
     '',
-    "The database's busy connections, from `pg_stat_activity` every 20 ms: the share of samples in which " +
-      'at least one was in each wait (`Lock:advisory`: waiting for the id-ordering lock, which each insert ' +
-      'holds until it has committed; `IO:WALSync`, `LWLock:WALWrite`: a commit waiting for the WAL to reach ' +
-      'the disk; `CPU`: running):',
+    "Busy samples: the database's active connections seen in `pg_stat_activity`, polled every 20 ms during " +
+      'the runs, one sample per connection and poll. Their share in each wait (`Lock:advisory`: the ' +
+      'id-ordering lock, held by an insert until its commit; `IO:WALSync`, `LWLock:WALWrite`: a commit ' +
+      'waiting for the WAL to reach the disk; `CPU`: running):',
     '',
     table(
-      ['wait', 'samples, 1 process', 'samples, 2 processes'],
+      ['wait', 'busy samples, 1 instance', 'busy samples, 2 instances'],
       waits.map((wait) => [wait, share(w.waits.one, wait), share(w.waits.two, wait)]),
     ),
   ].join('\n')

@@ -4,6 +4,7 @@ import { x } from './markdown.js'
 import { mib } from './memory.js'
 import type { ModeFigures, ScenarioFigures } from './run-mode.js'
 import type { ScaleFigures } from './run-scale.js'
+import { writeSummary, type WriteCeiling } from './run-write-ceiling.js'
 import type { Mode } from './servers.js'
 
 /** One target of the issue, what was measured, and whether it was met. */
@@ -45,12 +46,16 @@ const P99_MAX_MS = 50
 const COLD_START_MS: Readonly<Record<Mode, number>> = { memory: 300, postgres: 400 }
 const IDLE_RSS_MIB = 70
 const PEAK_RSS_MIB = 120
+// Issue 26: two instances on one database insert at least as fast as one, and seldom wait on a lock.
+const WRITE_TWO_OVER_ONE = 1
+const WRITE_LOCK_SHARE = 0.1
 
 /** Checks every target of the issue against a run's figures (medians of per-round ratios). */
 export const checkTargets = (
   modes: ReadonlyArray<ModeFigures>,
   coldStarts: ReadonlyArray<ColdStarts>,
   scale: ScaleFigures | undefined,
+  write: WriteCeiling | undefined = undefined,
 ): ReadonlyArray<Target> => {
   const targets: Array<Target> = []
   for (const mode of modes) {
@@ -135,6 +140,25 @@ export const checkTargets = (
       measured: seqScans.length === 0 ? 'index scans only' : `Seq Scan in ${seqScans.join(', ')}`,
       met: seqScans.length === 0,
     })
+  }
+  if (write !== undefined) {
+    const w = writeSummary(write)
+    const half = Math.max(1, Math.round(write.connections / 2))
+    const what = `postgres, create on two instances (2 × ${half} connections)`
+    targets.push(
+      {
+        what: `${what}: inserts/s`,
+        goal: `≥ ${WRITE_TWO_OVER_ONE.toFixed(1)}× one instance (${write.connections} connections)`,
+        measured: x(w.ratio),
+        met: w.ratio >= WRITE_TWO_OVER_ONE,
+      },
+      {
+        what: `${what}: busy samples waiting on a Lock`,
+        goal: `< ${WRITE_LOCK_SHARE * 100} %`,
+        measured: `${(w.lockTwo * 100).toFixed(1)} % (one instance: ${(w.lockOne * 100).toFixed(1)} %)`,
+        met: w.lockTwo < WRITE_LOCK_SHARE,
+      },
+    )
   }
   return targets
 }
