@@ -124,9 +124,11 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
   const connectionFacts = () => pooler.facts(guarded.connect)
   rememberHandle(db, {
     lockTimeoutMs: settings.lock_timeout,
+    statementTimeoutMs,
     connectionFacts,
     run: guarded.run as RunStatement,
     runPrepared: guarded.runPrepared,
+    runPreparedAfter: guarded.runPreparedAfter,
   })
   let closing: Promise<void> | undefined
   return {

@@ -3,7 +3,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
 import { asError } from './as-error.js'
 import type { ConnectionFacts } from './pooler.js'
 import type { Database } from './schema.js'
-import type { RunPrepared } from './statement.js'
+import type { RunPrepared, RunPreparedAfter } from './statement.js'
 
 /** Runs one statement with its values; resolves with its rows. */
 export type RunStatement = <Row>(
@@ -16,9 +16,12 @@ export type RunStatement = <Row>(
 // and how they run a statement on its guarded pool directly (a Statement, without a promise).
 export type HandleFacts = {
   readonly lockTimeoutMs: number
+  /** The server's statement timeout, 0 for none. */
+  readonly statementTimeoutMs: number
   readonly connectionFacts: () => Promise<ConnectionFacts>
   readonly run: RunStatement
   readonly runPrepared: RunPrepared
+  readonly runPreparedAfter: RunPreparedAfter
 }
 const handles = new WeakMap<object, HandleFacts>()
 
@@ -79,3 +82,28 @@ export const preparedRunnerOn = (db: Kysely<Database>): RunPrepared => {
 // A value as PostgreSQL's text output gives it, for the types of the statements' columns (text, int8).
 const asText = (value: unknown): string | null =>
   value === null || value === undefined ? null : String(value)
+
+/**
+ * How the adapters run two statements of the request path one after the other: on a handle made by
+ * createPostgresDatabase, on one connection of its guarded pool; on any other, one run after the
+ * other.
+ */
+export const preparedPairRunnerOn = (db: Kysely<Database>): RunPreparedAfter => {
+  const facts = handles.get(db)
+  if (facts !== undefined) return facts.runPreparedAfter
+  const run = preparedRunnerOn(db)
+  return (first, firstValues, statement, values, done) =>
+    run(first, firstValues, (error) => (error === undefined ? run(statement, values, done) : done(error, [])))
+}
+
+// How long an insert's intent may wait for its insert when the server has no statement timeout.
+const UNBOUNDED_INTENT_MS = 10_000
+
+/**
+ * How long an intent to insert pets lives (insert-intents.ts): the statement timeout of a handle
+ * made by createPostgresDatabase (no insert runs longer), else 750 ms, the default of that timeout.
+ */
+export const intentLifetimeOf = (db: object): number => {
+  const ms = handles.get(db)?.statementTimeoutMs ?? 750
+  return ms > 0 ? ms : UNBOUNDED_INTENT_MS
+}

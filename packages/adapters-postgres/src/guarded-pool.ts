@@ -7,6 +7,7 @@ import {
   submitStatement,
   type RunDone,
   type RunPrepared,
+  type RunPreparedAfter,
   type Statement,
   type SubmitStatement,
 } from './statement.js'
@@ -18,11 +19,10 @@ export type GuardedPool = PostgresPool & {
    * same guards as a query through `connect`: without kysely's layers, for the adapters' own SQL.
    */
   readonly run: (text: string, values: ReadonlyArray<unknown>) => Answer
-  /**
-   * Runs a statement of the request path the same way, without a promise: `done` is called once,
-   * with the error or the rows (statement.ts).
-   */
+  /** Runs a statement of the request path the same way, without a promise (statement.ts). */
   readonly runPrepared: RunPrepared
+  /** Runs two statements of the request path, one after the other, on one connection. */
+  readonly runPreparedAfter: RunPreparedAfter
   /** Connections destroyed because they broke or were presumed dead. */
   readonly evictions: () => number
 }
@@ -48,19 +48,11 @@ export type GuardOptions = {
 }
 
 /**
- * Wraps a pg pool for kysely so that dead connections leave it, where kysely alone would hand them
- * out again (it releases every client without an error, and pg keeps a client whose query timed
- * out on its side):
- *
- * - a query unanswered after `queryTimeoutMs` fails at once (`watchDeadlines`: not before the
- *   input that already arrived has been read);
- * - a connection whose query broke it (that timeout, a socket error, a session the server ended)
- *   is released with that error, which makes pg destroy it;
- * - such a failure also makes every connection that has not been answered since that query was
- *   sent suspect: the path to the server may be gone for all of them (a network partition, a NAT
- *   entry that expired), so each is destroyed when it is next checked out, and another one taken
- *   or opened instead. A query never waits out a timeout on a connection that was already known to
- *   be dead.
+ * Wraps a pg pool for kysely so that dead connections leave it (kysely releases every client
+ * without an error, and pg keeps a client whose query timed out on its side): a query unanswered
+ * after `queryTimeoutMs` fails; a connection it broke is destroyed at its release; and every
+ * connection not answered since that query was sent is suspect (a partition, an expired NAT entry),
+ * destroyed when next checked out, and another taken or opened instead (guarded-query.ts).
  */
 export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPool => {
   const now = options.now ?? (() => performance.now())
@@ -122,9 +114,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     return entry
   }
 
-  // A connection from the pool, fit to use. Each turn either hands one out or destroys one idle
-  // connection, so this ends: at worst with a connection opened now. Callbacks, not promises:
-  // this is on every request's path.
+  // A connection fit to use: each turn hands one out or destroys an idle one, so this ends.
   const checkOut = (done: (error: unknown, entry?: Tracked) => void): void => {
     const connected = (error: Error | undefined, client: pg.PoolClient | undefined) => {
       if (error !== undefined && error !== null) return done(error)
@@ -154,6 +144,32 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     })
   }
 
+  // A statement of the request path, after `first` (if any) on the same connection.
+  const runSteps = <Row>(
+    first: Statement<unknown> | undefined,
+    firstValues: ReadonlyArray<string | null>,
+    statement: Statement<Row>,
+    values: ReadonlyArray<string | null>,
+    done: RunDone<Row>,
+  ): void =>
+    checkOut((error, entry) => {
+      if (error !== undefined) return done(asError(error), [])
+      const send = <R>(s: Statement<R>, v: ReadonlyArray<string | null>, then: RunDone<R>) =>
+        guarded<Array<R>>(
+          entry!,
+          (answered) => submit(entry!.client, s, v, answered),
+          (failure, rows) => then(failure === undefined ? undefined : asError(failure), rows ?? []),
+        )
+      const last: RunDone<Row> = (failure, rows) => {
+        entry!.wrapper.release()
+        done(failure, rows)
+      }
+      if (first === undefined) return send(statement, values, last)
+      send(first, firstValues, (failure) =>
+        failure === undefined ? send(statement, values, last) : last(failure, []),
+      )
+    })
+
   const checkedOut = () =>
     new Promise<Tracked>((resolve, reject) =>
       checkOut((error, entry) => (error === undefined ? resolve(entry!) : reject(error))),
@@ -170,17 +186,8 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
       }
     },
     runPrepared: <Row>(statement: Statement<Row>, values: ReadonlyArray<string | null>, done: RunDone<Row>) =>
-      checkOut((error, entry) => {
-        if (error !== undefined) return done(asError(error), [])
-        guarded<Array<Row>>(
-          entry!,
-          (answered) => submit(entry!.client, statement, values, answered),
-          (failure, rows) => {
-            entry!.wrapper.release()
-            done(failure === undefined ? undefined : asError(failure), rows ?? [])
-          },
-        )
-      }),
+      runSteps(undefined, [], statement, values, done),
+    runPreparedAfter: runSteps,
     end: async () => {
       await pool.end()
       // pg ends each client with a goodbye; one whose path went silent never answers it, and its

@@ -1,37 +1,36 @@
 import type { Pet, PetData } from '@pets/domain'
-import type { RunPrepared, Statement } from './statement.js'
+import { newIntent, REGISTER_INTENT } from './insert-intents.js'
+import type { RunPreparedAfter, Statement } from './statement.js'
 
 /** The most creations one statement carries; more wait for the next. */
 export const MAX_INSERT_BATCH = 256
 
 /**
- * Runs items in batches, one statement per batch and one batch under way at a time: items that
- * arrive meanwhile are gathered, in order, into the next (at most `max`, and only as long as each
- * `fits` with the first). An idle queue sends an item at once, alone. `send` calls `ended` once,
- * when its statement has ended, before it answers the batch's items.
+ * Runs items in batches, one statement per batch and at most `inFlight` batches under way at a
+ * time: items that arrive meanwhile are gathered, in order, into the next (at most `max`, and only
+ * as long as each `fits` with the first). An idle queue sends an item at once, alone. `send` calls
+ * `ended` once, when its statement has ended, before it answers the batch's items.
  */
 export const batchStatements = <Item>(
   max: number,
   send: (batch: ReadonlyArray<Item>, ended: () => void) => void,
   fits: (first: Item, next: Item) => boolean = () => true,
+  inFlight = 1,
 ): ((item: Item) => void) => {
   const queue: Array<Item> = []
-  // One statement of this process at a time: a second one under way would only wait for the
-  // ordering lock at the server (measured: the same inserts/s, and a third of the busy samples
-  // lock waits).
-  let busy = false
+  let busy = 0
   const next = () => {
     let size = 1
     while (size < Math.min(max, queue.length) && fits(queue[0]!, queue[size]!)) size++
-    busy = true
+    busy++
     send(queue.splice(0, size), () => {
-      busy = false
-      if (queue.length > 0) next()
+      busy--
+      if (queue.length > 0 && busy < inFlight) next()
     })
   }
   return (item) => {
     queue.push(item)
-    if (!busy) next()
+    if (busy < inFlight) next()
   }
 }
 
@@ -52,9 +51,14 @@ const asJson = (batch: ReadonlyArray<Waiting>): string =>
 const same = (pet: Pet, data: PetData) =>
   pet.name === data.name && pet.categoryId === data.categoryId && pet.status === data.status
 
+// No row at all: the insert found its intent expired (its writer was too slow), and added nothing.
+const turnExpired = () =>
+  Object.assign(new Error("the insert's turn expired before it began: nothing was added"), { code: '55P03' })
+
 // The inserted rows, given back to their creations: ids follow the order of the batch, so the
 // rows sorted by id are the batch's in order; checked, and matched by content if they were not.
 const answer = (batch: ReadonlyArray<Waiting>, rows: Array<Pet>) => {
+  if (rows.length === 0) return batch.forEach((w) => w.fail(turnExpired()))
   rows.sort((a, b) => a.id - b.id)
   if (rows.length === batch.length && batch.every((w, i) => same(rows[i]!, w.pet)))
     return batch.forEach((w, i) => w.ok(rows[i]!))
@@ -67,23 +71,30 @@ const answer = (batch: ReadonlyArray<Waiting>, rows: Array<Pet>) => {
 
 /**
  * The service's own group commit: creations that arrive while inserts are under way go together
- * into the next insert, one statement and one commit for all of them. Every insert takes the lock
- * that orders ids (CONTRACT: paging sees each pet once) and holds it to its commit, so the lock and
- * the flush of the commit are paid once per batch instead of once per pet; an idle service still
- * inserts each creation at once, alone. A failed insert fails every creation it carried, and
- * none of them was added (one statement: all or nothing).
+ * into the next insert, one statement and one commit for all of them; an idle service still inserts
+ * each creation at once, alone. Each insert registers its intent first, on the same connection
+ * (insert-intents.ts), so inserts of every process commit in parallel. A failed insert fails every
+ * creation it carried, and none of them was added (one statement: all or nothing).
  */
 export const batchPetInserts = (
-  run: RunPrepared,
+  run: RunPreparedAfter,
   insert: Statement<Pet>,
   lockTimeout: string,
+  intentLifetimeMs: number,
+  inFlight: number,
 ): PetInserts => {
-  const enqueue = batchStatements<Waiting>(MAX_INSERT_BATCH, (batch, ended) =>
-    run(insert, [lockTimeout, asJson(batch)], (error, rows) => {
-      ended()
-      if (error !== undefined) for (const w of batch) w.fail(error)
-      else answer(batch, rows)
-    }),
+  const enqueue = batchStatements<Waiting>(
+    MAX_INSERT_BATCH,
+    (batch, ended) => {
+      const intent = newIntent(intentLifetimeMs)
+      run(REGISTER_INTENT, intent, insert, [lockTimeout, asJson(batch), intent[0]], (error, rows) => {
+        ended()
+        if (error !== undefined) for (const w of batch) w.fail(error)
+        else answer(batch, rows)
+      })
+    },
+    undefined,
+    inFlight,
   )
   return (pet, ok, fail) => enqueue({ pet, ok, fail })
 }

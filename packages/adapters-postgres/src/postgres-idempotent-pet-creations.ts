@@ -1,5 +1,4 @@
 import {
-  IDEMPOTENCY_WINDOW_MS,
   idempotencyKeyInUse,
   idempotencyKeyReused,
   type Pet,
@@ -13,23 +12,27 @@ import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Kysely } from 'kysely'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
-import { CLEANUP_LOCK } from './advisory-locks.js'
-import { lockTimeoutOf, preparedRunnerOn, runStatementOn } from './database-handles.js'
+import {
+  intentLifetimeOf,
+  lockTimeoutOf,
+  preparedPairRunnerOn,
+  preparedRunnerOn,
+  runStatementOn,
+} from './database-handles.js'
+import { newIntent, REGISTER_INTENT } from './insert-intents.js'
+import { removeExpiredRecords } from './expired-records.js'
 import { batchStatements, MAX_INSERT_BATCH } from './pet-inserts.js'
 import type { Database } from './schema.js'
 import { toPet } from './to-pet-id.js'
 import type { Statement } from './statement.js'
-import { storeCall, tryStore } from './unavailable.js'
+import { sqlstateOf, storeCall, tryStore } from './unavailable.js'
 
 /** Options of the idempotent creations on PostgreSQL. */
 export type PostgresIdempotentPetCreationsOptions = PostgresAdapterOptions & {
   /**
-   * Whose clock dates the records and tells when they expire. `database` (the default): PostgreSQL's
-   * `now()`, one clock for every instance however skewed theirs are; the request's `at` is then
-   * ignored, its window (`at - expiredBefore`) kept, and `removeExpired` removes the records older
-   * than IDEMPOTENCY_WINDOW_MS by that clock, whatever `before` it is given. `request`: the instants
-   * the caller gives (`at`, `expiredBefore`, `before`), for a service whose clock was moved on
-   * purpose (CLOCK_NOW) and for tests.
+   * Whose clock dates the records. `database` (the default): PostgreSQL's `now()`, one clock for
+   * every instance; the request's `at` is ignored, its window (`at - expiredBefore`) kept, and
+   * `removeExpired` ignores `before`. `request`: the instants the caller gives (CLOCK_NOW, tests).
    */
   readonly clock?: 'database' | 'request'
   /** Records removed per statement by `removeExpired`; 1000 unless given. */
@@ -52,15 +55,24 @@ const toAnswer = (outcome: string | null, pet: ReadonlyArray<string | null>): An
   return E.right(toPet(pet))
 }
 
-// One statement per batch of creations, one round trip: the function of migration 0007 tries each
-// key's lock, reads the records, and writes the pets and their records, all inside the server.
-const createOnce: Statement<Row> = {
+// One statement per batch of creations, after its intent (insert-intents.ts): the function of
+// migration 0008 claims the intent, tries each key's lock, reads the records, and writes the pets
+// and their records, all inside the server.
+const createOnceWith = (call: string): Statement<Row> => ({
   text: `SELECT o_position AS position, outcome,
       o_id AS id, o_name AS name, o_category_id AS category_id, o_status AS status
-    FROM create_pets_once($1::jsonb, $2::timestamptz, $3::bigint, $4::integer)`,
+    FROM ${call}`,
   columns: ['position', 'outcome', 'id', 'name', 'category_id', 'status'],
   decode: ([position, outcome, ...pet]) => ({ position: Number(position), answer: toAnswer(outcome!, pet) }),
-}
+})
+const createOnce = createOnceWith(
+  'create_pets_once_claimed($5::uuid, $1::jsonb, $2::timestamptz, $3::bigint, $4::integer)',
+)
+// In a caller's transaction, an intent would be seen by no one before it commits: the function of
+// migration 0007 takes the ordering lock alone instead (as postgres-pet-repository.ts explains).
+const createOnceAlone = createOnceWith(
+  'create_pets_once($1::jsonb, $2::timestamptz, $3::bigint, $4::integer)',
+)
 
 // What create_pet_once raises for one creation alone; here it fails only the creations that needed
 // a write, not the replays batched with them.
@@ -85,24 +97,6 @@ const windowOf = (creation: IdempotentCreation) => creation.at.getTime() - creat
 // An idempotency key is printable ASCII, so the first line break ends it.
 const keyOf = (creation: IdempotentCreation) => `${creation.key}\n${creation.owner}`
 
-// One batch: the oldest expired records, at most $3, by the index on created_at, removed only by
-// the instance that holds the cleanup lock for this transaction (tried, never waited for: another
-// instance's turn is simply skipped). A record replaced meanwhile has a new created_at, and the
-// DELETE checks it again, so a fresh record is never removed.
-const REMOVE_BATCH = `WITH turn AS (SELECT pg_try_advisory_xact_lock(${CLEANUP_LOCK}) AS mine),
-  cut AS (SELECT coalesce($1::timestamptz, now() - $2::bigint * interval '1 millisecond') AS before),
-  gone AS (
-    DELETE FROM idempotency_records r
-    USING (
-      SELECT api_key_id, idempotency_key FROM idempotency_records
-      WHERE (SELECT mine FROM turn) AND created_at < (SELECT before FROM cut)
-      ORDER BY created_at LIMIT $3
-    ) AS old
-    WHERE r.api_key_id = old.api_key_id AND r.idempotency_key = old.idempotency_key
-      AND r.created_at < (SELECT before FROM cut)
-    RETURNING 1)
-  SELECT (SELECT mine FROM turn) AS mine, (SELECT count(*) FROM gone) AS removed`
-
 // Each creation answered with the row of its position: `ended` already let the next batch go.
 const answer = (batch: ReadonlyArray<Waiting>, rows: ReadonlyArray<Row>) => {
   const byPosition = new Map(rows.map((row) => [row.position, row.answer]))
@@ -115,14 +109,12 @@ const answer = (batch: ReadonlyArray<Waiting>, rows: ReadonlyArray<Row>) => {
 }
 
 /**
- * Idempotent additions on PostgreSQL, in batches as pet-inserts.ts gathers plain ones: the pets of
- * a batch and their records are written in one statement (the function `create_pets_once`), so no
- * lock is ever held while waiting for this client, and the ordering lock and the commit are paid
- * once per batch. A repeat while the first is being performed is told apart without waiting: in
- * this process, by the keys queued or under way; across processes, by a transaction-scoped advisory
- * lock on the API key and idempotency key. A failed statement fails every creation of its batch.
- * Records are dated by the database's clock unless told otherwise; expired ones are removed in
- * batches, by one instance at a time.
+ * Idempotent additions on PostgreSQL, in batches as pet-inserts.ts gathers plain ones, each batch's
+ * pets and records written in one statement (`create_pets_once_claimed`) after its intent. A repeat
+ * while the first is being performed is told apart without waiting: in this process by the keys
+ * queued or under way, across processes by an advisory lock on the owner and key. A failed
+ * statement fails every creation of its batch. Expired records are removed in batches, by one
+ * instance at a time.
  */
 export const createPostgresIdempotentPetCreations = (
   db: Kysely<Database>,
@@ -131,6 +123,8 @@ export const createPostgresIdempotentPetCreations = (
   const byRequest = options.clock === 'request'
   const run = runStatementOn(db)
   const runPrepared = preparedRunnerOn(db)
+  const runPair = preparedPairRunnerOn(db)
+  const lifetimeMs = intentLifetimeOf(db)
   const lockTimeoutMs = String(options.lockTimeoutMs ?? lockTimeoutOf(db))
   const batchSize = options.cleanupBatchSize ?? 1000
   const onAddOnce = reportAs(options, 'creations.addOnce')
@@ -146,21 +140,25 @@ export const createPostgresIdempotentPetCreations = (
     (batch, ended) => {
       const first = batch[0]!.creation
       const at = byRequest ? first.at.toISOString() : null
-      runPrepared(createOnce, [asJson(batch), at, String(windowOf(first)), lockTimeoutMs], (error, rows) => {
+      const values = [asJson(batch), at, String(windowOf(first)), lockTimeoutMs]
+      const answered = (error: Error | undefined, rows: ReadonlyArray<Row>) => {
         ended()
         for (const w of batch) performing.delete(keyOf(w.creation))
         if (error !== undefined) for (const w of batch) w.fail(error)
         else answer(batch, rows)
-      })
+      }
+      if (db.isTransaction) return runPrepared(createOnceAlone, values, answered)
+      const intent = newIntent(lifetimeMs)
+      runPair(REGISTER_INTENT, intent, createOnce, [...values, intent[0]], (error, rows) =>
+        // A read-only store takes no intent: the batch still answers its replays, and the
+        // creations that need a write are `read_only`.
+        sqlstateOf(error) === '25006'
+          ? runPrepared(createOnce, [...values, null], answered)
+          : answered(error, rows),
+      )
     },
     fits,
   )
-
-  const removeBatch = async (before: Date) => {
-    const values = [byRequest ? before : null, String(IDEMPOTENCY_WINDOW_MS), batchSize]
-    const { rows } = await run<{ mine: boolean; removed: string }>(REMOVE_BATCH, values)
-    return { mine: rows[0]?.mine === true, removed: Number(rows[0]?.removed ?? 0) }
-  }
 
   return {
     addOnce: (creation) =>
@@ -174,16 +172,7 @@ export const createPostgresIdempotentPetCreations = (
         }, onAddOnce),
         TE.flatMap(TE.fromEither),
       ),
-    // Batch after batch, each its own short transaction, until one comes back short: a large
-    // backlog never makes one statement run into the statement timeout.
     removeExpired: (before) =>
-      tryStore(async () => {
-        let total = 0
-        for (;;) {
-          const { mine, removed } = await removeBatch(before)
-          total += removed
-          if (!mine || removed < batchSize) return total
-        }
-      }, onRemoveExpired),
+      tryStore(() => removeExpiredRecords(run, byRequest ? before : null, batchSize), onRemoveExpired),
   }
 }

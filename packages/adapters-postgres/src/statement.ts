@@ -49,6 +49,18 @@ export type RunPrepared = <Row>(
   done: RunDone<Row>,
 ) => void
 
+/**
+ * Runs `first`, then, once it succeeded, `statement`, on one connection (each its own transaction);
+ * calls `done` once, with the first error or the rows of `statement`.
+ */
+export type RunPreparedAfter = <Row>(
+  first: Statement<unknown>,
+  firstValues: ReadonlyArray<string | null>,
+  statement: Statement<Row>,
+  values: ReadonlyArray<string | null>,
+  done: RunDone<Row>,
+) => void
+
 /** Sends a statement on a connection already checked out; calls `done` once. */
 export type SubmitStatement = <Row>(
   client: pg.ClientBase,

@@ -42,7 +42,7 @@ const keyLock = (key: string, owner: string) =>
 describe('create_pet_once: an idempotent addition in one statement', () => {
   const { open } = useFreshDatabases()
 
-  it('adds, replays and refuses in one round trip each', async () => {
+  it('adds, replays and refuses with one statement each, after its intent', async () => {
     const fresh = await open()
     const queries: Array<string> = []
     const counted = new Kysely<Database>({
@@ -55,9 +55,12 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
     expect(await runLeft(creations.addOnce(now({ fingerprint: 'another body' })))).toEqual({
       _tag: 'IdempotencyKeyReused',
     })
-    expect(queries).toHaveLength(3)
+    expect(queries).toHaveLength(6)
     expect(await petsOf(fresh)).toEqual([created])
-    expect(queries.every((q) => /create_pets_once/.test(q))).toBe(true)
+    expect(queries.filter((_, i) => i % 2 === 0).every((q) => /INSERT INTO pet_insert_intents/.test(q))).toBe(
+      true,
+    )
+    expect(queries.filter((_, i) => i % 2 === 1).every((q) => /create_pets_once_claimed/.test(q))).toBe(true)
   })
 
   it('dates records by the database clock: the request instant is ignored, its window kept', async () => {

@@ -2,7 +2,8 @@ import type { CategoryId, PageCursor, Pet, PetData, PetName } from '@pets/domain
 import { aPetData, run } from '@pets/domain/testing'
 import { describe, expect, inject, it } from 'vitest'
 import { batchPetInserts, batchStatements, MAX_INSERT_BATCH } from '../src/pet-inserts.js'
-import type { RunDone, RunPrepared, Statement } from '../src/statement.js'
+import type { RunDone, RunPreparedAfter, Statement } from '../src/statement.js'
+import { REGISTER_INTENT } from '../src/insert-intents.js'
 import { createPostgresPetRepository } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
 
@@ -15,11 +16,15 @@ const heldRunner = () => {
     readonly done: RunDone<Pet>
   }> = []
   let nextId = 1
-  const runner: RunPrepared = (_statement, values, done) =>
-    void held.push({
+  const runner: RunPreparedAfter = (first, intent, _statement, values, done) => {
+    // Every insert names the intent registered just before it, on the same connection.
+    expect(first).toBe(REGISTER_INTENT)
+    expect(values[2]).toBe(intent[0])
+    held.push({
       batch: JSON.parse(values[1]!) as Array<[string, number, string]>,
       done: done as RunDone<Pet>,
     })
+  }
   const answer = (index = 0) => {
     const [{ batch, done }] = held.splice(index, 1) as [(typeof held)[number]]
     // Rows come back in any order: the batcher matches them by id and content.
@@ -40,7 +45,7 @@ const add = (inserts: ReturnType<typeof batchPetInserts>, pet: PetData) =>
 describe('batchPetInserts', () => {
   it('inserts a creation at once, alone, when nothing is under way', async () => {
     const { runner, held, answer } = heldRunner()
-    const inserts = batchPetInserts(runner, INSERT, '500')
+    const inserts = batchPetInserts(runner, INSERT, '500', 750, 1)
     const pet = add(inserts, creation(0))
     expect(held.map((h) => h.batch.length)).toEqual([1])
     answer()
@@ -49,7 +54,7 @@ describe('batchPetInserts', () => {
 
   it('gathers what comes while an insert is under way into the next one, and answers each creation with its own row', async () => {
     const { runner, held, answer } = heldRunner()
-    const inserts = batchPetInserts(runner, INSERT, '500')
+    const inserts = batchPetInserts(runner, INSERT, '500', 750, 1)
     const pets = Array.from({ length: 100 }, (_, i) => add(inserts, creation(i)))
     expect(held.map((h) => h.batch.length)).toEqual([1])
     answer()
@@ -62,7 +67,7 @@ describe('batchPetInserts', () => {
 
   it(`carries at most ${MAX_INSERT_BATCH} creations in one insert`, () => {
     const { runner, held, answer } = heldRunner()
-    const inserts = batchPetInserts(runner, INSERT, '500')
+    const inserts = batchPetInserts(runner, INSERT, '500', 750, 1)
     for (let i = 0; i < 1 + MAX_INSERT_BATCH + 10; i++) void add(inserts, creation(i))
     answer()
     expect(held.map((h) => h.batch.length)).toEqual([MAX_INSERT_BATCH])
@@ -72,7 +77,7 @@ describe('batchPetInserts', () => {
 
   it('fails every creation an insert carried when it failed, and goes on with the next', async () => {
     const { runner, held, answer } = heldRunner()
-    const inserts = batchPetInserts(runner, INSERT, '500')
+    const inserts = batchPetInserts(runner, INSERT, '500', 750, 1)
     const first = add(inserts, creation(0))
     const failing = add(inserts, creation(1))
     const later = add(inserts, creation(2))
@@ -88,6 +93,23 @@ describe('batchPetInserts', () => {
     const next = add(inserts, creation(3))
     answer()
     expect((await next).name).toBe('pet 3')
+  })
+
+  it('fails the creations of an insert that added no row (its intent expired) as unavailable, 55P03', async () => {
+    const { runner, held } = heldRunner()
+    const inserts = batchPetInserts(runner, INSERT, '500', 750, 1)
+    const pet = add(inserts, creation(0))
+    held.shift()!.done(undefined, [])
+    await expect(pet).rejects.toMatchObject({ code: '55P03' })
+  })
+
+  it('keeps as many inserts under way as it is given, gathering the rest into the next', () => {
+    const { runner, held, answer } = heldRunner()
+    const inserts = batchPetInserts(runner, INSERT, '500', 750, 2)
+    for (let i = 0; i < 10; i++) void add(inserts, creation(i))
+    expect(held.map((h) => h.batch.length)).toEqual([1, 1])
+    answer()
+    expect(held.map((h) => h.batch.length)).toEqual([1, 8])
   })
 })
 

@@ -28,7 +28,7 @@ const unavailable = expect.objectContaining({ _tag: 'StoreUnavailable' })
 describe('postgres pet repository', () => {
   const { open, track } = useFreshDatabases()
 
-  it('makes pets visible in id order: a pet added while an earlier insert is uncommitted waits for it', async () => {
+  it("in a caller's transaction takes the ordering lock alone: a pet added meanwhile waits for it", async () => {
     const { db } = await open()
     const repo = createPostgresPetRepository(db)
     let commit!: () => void

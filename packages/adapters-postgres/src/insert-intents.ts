@@ -1,0 +1,103 @@
+import type { Pet } from '@pets/domain'
+import { randomUUID } from 'node:crypto'
+import type { RunPrepared, Statement } from './statement.js'
+import { toPet } from './to-pet-id.js'
+
+// CONTRACT: walking `next` links sees every pet exactly once, also while pets are added. An id is
+// drawn before its row commits, so inserts may commit out of id order, and a reader must not pass
+// an id whose row is still to come. Each insert first registers an intent in a transaction of its
+// own, "every id I draw is above `lowest_id`", and deletes it in the transaction of its pets; a
+// listing returns only ids below the lowest intent (its horizon). In one snapshot either the intent
+// or the pets are there, and an id drawn after a listing's snapshot is above every id it saw:
+// inserts commit in parallel, with no lock between them (ARCHITECTURE.md, "How writes keep paging
+// exactly-once").
+
+/** Registers the intent `$1` for `$2` ms, and removes intents that expired unclaimed. */
+export const REGISTER_INTENT: Statement<unknown> = {
+  text: `WITH swept AS (
+      DELETE FROM pet_insert_intents WHERE token IN (
+        SELECT token FROM pet_insert_intents WHERE expires_at < clock_timestamp() FOR UPDATE SKIP LOCKED))
+    INSERT INTO pet_insert_intents (token, lowest_id, expires_at)
+    SELECT $1::uuid,
+      coalesce(pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass), 0) + 1,
+      clock_timestamp() + $2::integer * interval '1 millisecond'
+    RETURNING lowest_id`,
+  // A column of its own: behind a pooler, the settings sent in front of it answer rows too.
+  columns: ['lowest_id'],
+  decode: () => undefined,
+}
+
+/**
+ * Removes intents that expired unclaimed (their writer stalled or died). One being claimed is
+ * locked by its insert and skipped: it ends with that insert's transaction.
+ */
+const SWEEP_INTENTS: Statement<unknown> = {
+  text: `DELETE FROM pet_insert_intents WHERE token IN (
+      SELECT token FROM pet_insert_intents WHERE expires_at < clock_timestamp() FOR UPDATE SKIP LOCKED)
+    RETURNING token`,
+  columns: ['token'],
+  decode: () => undefined,
+}
+
+/** A fresh intent's token and lifetime, the values of REGISTER_INTENT. */
+export const newIntent = (lifetimeMs: number): readonly [string, string] => [randomUUID(), String(lifetimeMs)]
+
+/** The marker of a page cut short by an insert under way: the lowest intent, and whether it expired. */
+type Cut = { readonly cut: 'running' | 'expired' }
+type ListRow = Pet | Cut
+
+const MAX_ID = '9223372036854775807'
+
+/**
+ * A listing that stops below the horizon: the page (`filter` on `pets`, then `ORDER BY id LIMIT`
+ * `limit`), and, when a pet at or above the horizon is visible, one marker row (name NULL).
+ */
+export const listingStatement = (filter: string, limit: string): Statement<ListRow> => ({
+  text: `WITH horizon AS MATERIALIZED (
+      SELECT min(lowest_id) AS below, bool_or(expires_at < clock_timestamp()) AS expired
+      FROM pet_insert_intents)
+    (SELECT id, name, category_id, status FROM pets
+      WHERE ${filter} AND id < coalesce((SELECT below FROM horizon), ${MAX_ID})
+      ORDER BY id LIMIT ${limit})
+    UNION ALL
+    SELECT h.below, NULL, NULL, CASE WHEN h.expired THEN 'expired' ELSE 'running' END
+      FROM horizon h WHERE EXISTS (SELECT 1 FROM pets WHERE ${filter} AND id >= h.below)`,
+  columns: ['id', 'name', 'category_id', 'status'],
+  decode: (fields) => (fields[1] === null ? { cut: fields[3] as Cut['cut'] } : toPet(fields)),
+})
+
+const waitedTooLong = (ms: number) =>
+  Object.assign(new Error(`pets being inserted did not commit within ${ms} ms: the listing gave up`), {
+    code: '55P03',
+  })
+
+/**
+ * Runs a listing; when inserts under way cut its page short (fewer than `limit` pets, and a pet
+ * beyond the horizon already visible), waits for them and reads again, so that a pet whose creation
+ * was answered is in the next listing (read your writes). Intents that expired are swept first. An
+ * insert holds its intent for at most `lifetimeMs`: past that (and a margin), 55P03.
+ */
+export const listBelowHorizon = (
+  run: RunPrepared,
+  statement: Statement<ListRow>,
+  values: ReadonlyArray<string | null>,
+  limit: number,
+  lifetimeMs: number,
+  done: (error: Error | undefined, pets: Array<Pet>) => void,
+): void => {
+  const giveUpAt = performance.now() + lifetimeMs + 250
+  let delayMs = 1
+  const attempt = () =>
+    run(statement, values, (error, rows) => {
+      if (error !== undefined) return done(error, [])
+      const at = rows.findIndex((row) => 'cut' in row)
+      if (at === -1) return done(undefined, rows as Array<Pet>)
+      const cut = (rows.splice(at, 1)[0] as Cut).cut
+      if (rows.length >= limit) return done(undefined, rows as Array<Pet>)
+      if (performance.now() > giveUpAt) return done(waitedTooLong(lifetimeMs), [])
+      const again = () => setTimeout(attempt, (delayMs = Math.min(delayMs * 2, 16)))
+      if (cut === 'running') return again()
+      run(SWEEP_INTENTS, [], (failure) => (failure === undefined ? again() : done(failure, [])))
+    })
+  attempt()
+}

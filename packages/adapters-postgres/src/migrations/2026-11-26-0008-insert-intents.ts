@@ -1,0 +1,130 @@
+import { sql, type Kysely, type Migration } from 'kysely'
+
+/**
+ * Inserts of pets commit in parallel (issue 26): instead of one lock that orders every insert, an
+ * insert first registers an intent, in its own short transaction, that says "every id I take is at
+ * least `lowest_id`"; a listing never returns an id at or above the lowest intent (pet-inserts.ts,
+ * postgres-pet-repository.ts). Frozen: never edit.
+ *
+ * - `pet_insert_intents`: unlogged (its rows live for one insert; registering one costs no WAL
+ *   flush; a crash empties it, and takes the inserts it described with it).
+ * - `create_pets_once_claimed`: `create_pets_once` (0007) that claims the batch's intent `p_intent`
+ *   (deletes it, in the same transaction as the pets) instead of taking the ordering lock
+ *   exclusively, and fails with lock_not_available when the intent has expired (then nothing is
+ *   written). It still takes that lock shared: an instance of the previous version, which takes it
+ *   exclusively, waits for these inserts and holds them off while it inserts.
+ */
+export const createInsertIntents: Migration = {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration must not follow today's schema types
+  up: async (db: Kysely<any>) => {
+    await sql`
+      CREATE UNLOGGED TABLE pet_insert_intents (
+        token uuid PRIMARY KEY,
+        lowest_id bigint NOT NULL,
+        expires_at timestamptz NOT NULL)`.execute(db)
+    await sql`
+      CREATE FUNCTION create_pets_once_claimed(
+        p_intent uuid, p_batch jsonb, p_at timestamptz, p_window_ms bigint, p_lock_timeout_ms integer)
+      RETURNS TABLE (o_position bigint, outcome text,
+        o_id bigint, o_name text, o_category_id bigint, o_status text)
+      LANGUAGE plpgsql VOLATILE AS $$
+      DECLARE
+        v_at timestamptz := coalesce(p_at, now());
+        v_read_only boolean := current_setting('transaction_read_only')::boolean;
+        v_ids regclass := pg_get_serial_sequence('pets', 'id')::regclass;
+        v_locks bigint[] := '{}';
+        v_held bigint[] := '{}';
+        v_new bigint[] := '{}';
+        v_position bigint;
+        v_lock bigint;
+        v_found record;
+        v_claimed boolean := false;
+      BEGIN
+        IF p_lock_timeout_ms IS NOT NULL THEN
+          PERFORM set_config('lock_timeout', p_lock_timeout_ms::text, true);
+        END IF;
+        IF NOT v_read_only AND p_intent IS NOT NULL THEN
+          DELETE FROM pet_insert_intents WHERE token = p_intent AND expires_at > clock_timestamp();
+          v_claimed := FOUND;
+        END IF;
+        -- The key's lock as create_pet_once names it. An idempotency key is printable ASCII, so the
+        -- first line break ends it.
+        FOR v_position, v_lock IN
+          SELECT e.position,
+            hashtextextended('pets.idempotency' || chr(10) || (e.element->>1) || chr(10) || (e.element->>0), 0)
+          FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS e(element, position)
+          ORDER BY e.position
+        LOOP
+          -- A read-only transaction (a standby, default_transaction_read_only during a failover) may
+          -- not take the lock on a standby: it only reads, and a replay is still answered.
+          IF v_read_only THEN
+            v_held := v_held || v_position;
+          ELSIF v_lock = ANY (v_locks) OR NOT pg_try_advisory_xact_lock(v_lock) THEN
+            o_position := v_position; outcome := 'in_use';
+            RETURN NEXT;
+          ELSE
+            v_held := v_held || v_position;
+          END IF;
+          v_locks := v_locks || v_lock;
+        END LOOP;
+        FOR v_found IN
+          SELECT e.position, r.fingerprint = e.element->>2 AS same, p.id, p.name, p.category_id, p.status
+          FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS e(element, position)
+          LEFT JOIN (idempotency_records r JOIN pets p ON p.id = r.pet_id)
+            ON r.api_key_id = e.element->>0 AND r.idempotency_key = e.element->>1
+            AND r.created_at >= v_at - p_window_ms * interval '1 millisecond'
+          WHERE e.position = ANY (v_held)
+          ORDER BY e.position
+        LOOP
+          IF v_found.id IS NULL AND NOT v_read_only THEN
+            v_new := v_new || v_found.position;
+            CONTINUE;
+          END IF;
+          o_position := v_found.position;
+          outcome := CASE WHEN v_found.id IS NULL THEN 'read_only'
+            WHEN v_found.same THEN 'replayed' ELSE 'reused' END;
+          IF outcome = 'replayed' THEN
+            o_id := v_found.id; o_name := v_found.name;
+            o_category_id := v_found.category_id; o_status := v_found.status;
+          ELSE
+            o_id := NULL; o_name := NULL; o_category_id := NULL; o_status := NULL;
+          END IF;
+          RETURN NEXT;
+        END LOOP;
+        IF cardinality(v_new) = 0 THEN
+          RETURN;
+        END IF;
+        -- CONTRACT: no listing passes an id before it is visible. This batch's intent, registered
+        -- and committed before any of its ids was drawn, bounds every listing below those ids until
+        -- this transaction ends; it is claimed (deleted with the pets' commit) unless it expired.
+        IF NOT v_claimed THEN
+          RAISE EXCEPTION 'the insert''s turn expired before it began: its intent % is gone', p_intent
+            USING ERRCODE = 'lock_not_available';
+        END IF;
+        -- Shared: these inserts never wait for each other, only for a previous version's.
+        PERFORM pg_advisory_xact_lock_shared(4242000002);
+        -- Ids are drawn first, in position order, so each record names its own pet by construction.
+        -- An expired record of a key may still be there: the key's lock makes replacing it safe.
+        RETURN QUERY
+          WITH fresh AS MATERIALIZED (
+            SELECT n.position, p_batch->(n.position::integer - 1) AS element, nextval(v_ids) AS id
+            FROM unnest(v_new) AS n(position)
+            ORDER BY n.position),
+          added AS (
+            INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
+            SELECT f.id, f.element->>3, (f.element->>4)::bigint, f.element->>5 FROM fresh f
+            ORDER BY f.id
+            RETURNING id, name, category_id, status),
+          recorded AS (
+            INSERT INTO idempotency_records AS r
+              (api_key_id, idempotency_key, fingerprint, pet_id, created_at)
+            SELECT f.element->>0, f.element->>1, f.element->>2, f.id, v_at FROM fresh f
+            ON CONFLICT (api_key_id, idempotency_key) DO UPDATE
+              SET fingerprint = excluded.fingerprint, pet_id = excluded.pet_id,
+                created_at = excluded.created_at)
+          SELECT f.position, 'created'::text, a.id, a.name, a.category_id, a.status
+          FROM fresh f JOIN added a ON a.id = f.id;
+      END
+      $$`.execute(db)
+  },
+}
