@@ -1,38 +1,35 @@
 #!/usr/bin/env node
-import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { LAB_DEFAULTS, LABS, runLab } from './labs.js'
 import { InvalidRun } from './load.js'
-import { parseOptions, type BenchOptions } from './options.js'
-import { notesOf, renderReport } from './report.js'
-import { runBench } from './run-bench.js'
-import { floodSection, runFlood } from './run-flood.js'
-import { pgBouncerSection, runPgBouncer } from './run-pgbouncer.js'
+import { parseOptions } from './options.js'
+import { startRun } from './run-header.js'
+import { runSuite } from './run-suite.js'
+import { renderSuite } from './suite-report.js'
 
-// pnpm bench [--smoke] …: see options.ts, and bench/README.md.
-const RESULTS = fileURLToPath(new URL('../RESULTS.md', import.meta.url))
-
-type Log = (line: string) => void
-// Steps after runBench when the run includes PostgreSQL, each on a database of its own: a section
-// of RESULTS.md each, in this order at its end.
-const POSTGRES_SECTIONS: ReadonlyArray<(options: BenchOptions, log: Log) => Promise<string>> = [
-  async (options, log) =>
-    pgBouncerSection(await runPgBouncer(options, [randomBytes(24).toString('base64url')], log)),
-  async (options, log) => floodSection(await runFlood(options, log)),
-]
+// pnpm bench [--smoke] …: the targets, written to bench/RESULTS.md.
+// pnpm bench:<lab> […]: an investigation, written to bench/labs/<lab>.md. See bench/README.md.
+const BENCH = fileURLToPath(new URL('..', import.meta.url))
+const outOf = (lab: string | undefined) =>
+  lab === undefined ? join(BENCH, 'RESULTS.md') : join(BENCH, 'labs', `${lab}.md`)
 
 const main = async () => {
-  const options = parseOptions(process.argv.slice(2), process.env, RESULTS)
-  if (typeof options === 'string') return console.log(options)
-  const report = await runBench(options, (line) => console.log(line))
-  const earlier =
-    options.out !== undefined && existsSync(options.out) ? readFileSync(options.out, 'utf8') : ''
-  let markdown = renderReport(report, notesOf(earlier))
-  if (report.modes.some((m) => m.mode === 'postgres'))
-    for (const section of POSTGRES_SECTIONS)
-      markdown = `${markdown.trimEnd()}\n\n${await section(options, console.log)}\n`
+  const argv = process.argv.slice(2)
+  const command = parseOptions(argv, process.env, outOf, LAB_DEFAULTS)
+  if (typeof command === 'string') return console.log(command)
+  const { lab, options } = command
+  const log = (line: string) => console.log(line)
+  const typed = [lab === undefined ? 'pnpm bench' : `pnpm bench:${lab}`, ...argv.filter((a) => a !== lab)]
+  const run = startRun(typed.join(' '))
+  const markdown =
+    lab === undefined
+      ? renderSuite(await runSuite(options, run, log))
+      : await runLab(LABS[lab]!, options, run, log)
   console.log(`\n${markdown}`)
   if (options.out !== undefined) {
+    mkdirSync(dirname(options.out), { recursive: true })
     writeFileSync(options.out, markdown)
     console.log(`\nwritten to ${options.out}`)
   }

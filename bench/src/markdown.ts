@@ -1,4 +1,4 @@
-// What the sections of RESULTS.md are written with.
+// What the reports (RESULTS.md, labs/*.md) are written with.
 
 const row = (cells: ReadonlyArray<string | number>) => `| ${cells.join(' | ')} |`
 
@@ -16,3 +16,23 @@ export const n0 = (n: number): string => Math.round(n).toLocaleString('en')
 export const ms = (n: number): string => n.toFixed(2)
 /** A ratio, such as 0.93×. */
 export const x = (n: number): string => `${n.toFixed(2)}×`
+
+/** The anchor GitHub gives a heading's text: lower case, punctuation dropped, each space a hyphen. */
+export const slug = (heading: string): string =>
+  heading
+    .replace(/^#+\s*/, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-')
+
+/** The anchors of every heading of a Markdown text, in order (code blocks aside). */
+export const anchorsOf = (markdown: string): ReadonlyArray<string> => {
+  let inCode = false
+  const anchors: Array<string> = []
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) inCode = !inCode
+    else if (!inCode && /^#{1,6} /.test(line)) anchors.push(slug(line))
+  }
+  return anchors
+}

@@ -14,20 +14,18 @@ export type BenchOptions = {
   readonly load: Load
   /** A run per server and scenario before the rounds, not reported; none when undefined. */
   readonly warmup: Load | undefined
-  /** Numbers of pets for the PostgreSQL scale test; none skips it. */
+  /** Numbers of pets for the growth targets (and `pnpm bench:scale`); none skips them. */
   readonly scaleSizes: ReadonlyArray<number>
   readonly probeRequests: number
   /** Cold starts of each server to measure (its first start in the mode, then fresh processes). */
   readonly coldStarts: number
-  /** In-process requests per variant and run of the ablation, and its rounds; none skips it. */
-  readonly ablation: { readonly requests: number; readonly rounds: number } | undefined
-  /** Load for each CPU profile of the service; none skips profiling. */
-  readonly profileLoad: Load | undefined
+  /** In-process requests per variant and run of the ablation (`pnpm bench:ablation`). */
+  readonly ablationRequests: number
   /** A PostgreSQL connection with the right to create databases. */
   readonly adminUrl: string
   /** The database the run makes for itself, and drops at the end. */
   readonly databaseName: string
-  /** Where RESULTS.md goes; undefined prints only. */
+  /** Where the report goes; undefined prints only. */
   readonly out: string | undefined
 }
 
@@ -42,14 +40,13 @@ export const smokeOptions = (env: NodeJS.ProcessEnv): BenchOptions => ({
   scaleSizes: [1000, 10_000],
   probeRequests: 20,
   coldStarts: 1,
-  ablation: { requests: 200, rounds: 1 },
-  profileLoad: undefined,
+  ablationRequests: 200,
   adminUrl: env['BENCH_DATABASE_URL'] || DEFAULT_ADMIN_URL,
   databaseName: 'pets_bench_smoke',
   out: undefined,
 })
 
-/** The options of a full run: about fourteen minutes on two cores. */
+/** The options of a full run of the targets (`pnpm bench`): about twelve minutes on two cores. */
 export const fullOptions = (env: NodeJS.ProcessEnv, out: string): BenchOptions => ({
   smoke: false,
   modes: ['memory', 'postgres'],
@@ -60,21 +57,36 @@ export const fullOptions = (env: NodeJS.ProcessEnv, out: string): BenchOptions =
   scaleSizes: [1000, 1_000_000],
   probeRequests: 2000,
   coldStarts: 5,
-  ablation: { requests: 20_000, rounds: 3 },
-  profileLoad: { connections: 64, durationS: 2 },
+  ablationRequests: 20_000,
   adminUrl: env['BENCH_DATABASE_URL'] || DEFAULT_ADMIN_URL,
   databaseName: 'pets_bench',
   out,
 })
 
-const USAGE = `usage: pnpm bench [--smoke] [--rounds N] [--duration S] [--connections N]
-                  [--modes memory,postgres] [--scale 1000,1000000] [--no-profile] [--no-ablation] [--out FILE]
+const usage = (
+  labs: ReadonlyArray<string>,
+) => `usage: pnpm bench [--smoke] [--rounds N] [--duration S] [--connections N]
+                  [--modes memory,postgres] [--scale 1000,1000000] [--out FILE]
+       pnpm bench:LAB [the same options], LAB one of ${labs.join(', ')}
 PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_ADMIN_URL}) must be allowed to create databases.`
 
-/** Reads the command line; a full run writes `defaultOut`, a smoke run writes only with --out. */
-export const parseOptions = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv, defaultOut: string) => {
-  const { values } = parseArgs({
+/** What the command line asks for: the targets (no name), or a lab by name. */
+export type Command = { readonly lab: string | undefined; readonly options: BenchOptions }
+
+/**
+ * Reads the command line: an optional lab name, then options. A full run writes `outOf(lab)`, a
+ * smoke run writes only with --out; `labs` gives each lab its defaults before the options apply.
+ */
+export const parseOptions = (
+  argv: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv,
+  outOf: (lab: string | undefined) => string,
+  labs: Readonly<Record<string, (base: BenchOptions) => BenchOptions>> = {},
+): Command | string => {
+  const USAGE = usage(Object.keys(labs))
+  const { values, positionals } = parseArgs({
     args: [...argv],
+    allowPositionals: true,
     options: {
       smoke: { type: 'boolean', default: false },
       rounds: { type: 'string' },
@@ -82,15 +94,17 @@ export const parseOptions = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv
       connections: { type: 'string' },
       modes: { type: 'string' },
       scale: { type: 'string' },
-      'no-profile': { type: 'boolean', default: false },
-      'no-ablation': { type: 'boolean', default: false },
       out: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
   })
   if (values.help) return USAGE
-  const base = values.smoke ? smokeOptions(env) : fullOptions(env, defaultOut)
+  const [lab, ...rest] = positionals
+  if (rest.length > 0 || (lab !== undefined && labs[lab] === undefined))
+    throw new Error(`unknown lab or argument: ${positionals.join(' ')}\n${USAGE}`)
+  const general = values.smoke ? smokeOptions(env) : fullOptions(env, outOf(lab))
+  const base = lab === undefined ? general : labs[lab]!(general)
   const count = (name: string, raw: string | undefined, fallback: number, min: number) => {
     if (raw === undefined) return fallback
     const n = Number(raw)
@@ -112,11 +126,9 @@ export const parseOptions = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv
     },
     scaleSizes:
       values.scale === undefined ? base.scaleSizes : values.scale.split(',').filter(Boolean).map(Number),
-    profileLoad: values['no-profile'] ? undefined : base.profileLoad,
-    ablation: values['no-ablation'] ? undefined : base.ablation,
     out: values.out ?? base.out,
   }
   if (options.scaleSizes.some((n) => !Number.isSafeInteger(n) || n < 1))
     throw new Error(`--scale takes numbers of pets, such as 1000,1000000\n${USAGE}`)
-  return options
+  return { lab, options }
 }

@@ -94,12 +94,30 @@ export const runScale = async (
   }
 }
 
-/** The scale test as a section of RESULTS.md: the latencies at each size, and the plans. */
-export const scaleSection = (scale: ScaleFigures, probes: number): string => {
+// The scans of a plan, such as "Index Scan using pets_pkey on pets", without their costs.
+const scansOf = (plan: string): string =>
+  [
+    ...plan.matchAll(
+      /((?:Parallel )?(?:Index Only Scan|Index Scan|Bitmap Heap Scan|Bitmap Index Scan|Seq Scan)[^(\n]*)/g,
+    ),
+  ]
+    .map((m) => m[1]!.trim())
+    .join('; ') || 'no scan'
+
+/**
+ * The scale test as Markdown under `heading`: the latencies at each size, and the plans at the
+ * largest, in full or as the scans each one chose.
+ */
+export const scaleSection = (
+  scale: ScaleFigures,
+  probes: number,
+  heading: string,
+  plans: 'full' | 'summary',
+): string => {
   const sizes = [...new Set(scale.latencies.map((l) => l.pets))]
   const keys = [...new Set(scale.latencies.map((l) => `${l.query}\u0000${l.server}`))]
   return [
-    '## Scale: PostgreSQL with more pets',
+    heading,
     '',
     `One request at a time on a kept-alive connection, ${probes} requests per cell after a warm-up; latencies in ms.`,
     'The pets are inserted by SQL (`INSERT … SELECT generate_series`), then `VACUUM ANALYZE`.',
@@ -120,8 +138,21 @@ export const scaleSection = (scale: ScaleFigures, probes: number): string => {
       }),
     ),
     '',
-    `### Plans at ${n0(scale.plannedAt)} pets`,
-    '',
-    ...scale.plans.flatMap((p) => [`${p.title}:`, '', '```', p.plan, '```', '']),
+    ...(plans === 'full'
+      ? [
+          `### Plans at ${n0(scale.plannedAt)} pets`,
+          '',
+          ...scale.plans.flatMap((p) => [`${p.title}:`, '', '```', p.plan, '```', '']),
+        ]
+      : [
+          `The service's statements at ${n0(scale.plannedAt)} pets, by \`EXPLAIN (ANALYZE, BUFFERS)\` ` +
+            '(in full: `pnpm bench:scale`):',
+          '',
+          table(
+            ['statement', 'scans'],
+            scale.plans.map((p) => [p.title, scansOf(p.plan)]),
+            '|---|---|',
+          ),
+        ]),
   ].join('\n')
 }

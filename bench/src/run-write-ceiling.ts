@@ -110,7 +110,7 @@ export const writeCeilingSection = (w: WriteCeiling, heading: string): string =>
     heading,
     '',
     `\`POST /v1/pets\` through the built service on PostgreSQL (synchronous_commit ${w.synchronousCommit}), ` +
-      `${w.rounds.length} rounds, alternating: one instance with ${w.connections} wrk connections, then two ` +
+      `${w.rounds.length} round${w.rounds.length === 1 ? '' : 's'}, alternating: one instance with ${w.connections} wrk connections, then two ` +
       `instances on the same database at once with ${half} each. Inserts/s of both together; latencies and CPU ` +
       `per instance; medians over the rounds. Two instances / one: **${x(summary.ratio)}** ` +
       `(rounds: ${w.rounds.map((r) => x(total(r.two) / total([r.one]))).join(', ')}).`,

@@ -1,28 +1,31 @@
 import { findTestServer, type TestServer } from '@pets/adapters-postgres/testing'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { VARIANTS } from '../src/ablation/variants.js'
+import { anchorsOf } from '../src/markdown.js'
 import { smokeOptions } from '../src/options.js'
-import { notesOf, renderReport } from '../src/report.js'
-import { runBench, type BenchReport } from '../src/run-bench.js'
+import { startRun } from '../src/run-header.js'
+import { runSuite, type SuiteReport } from '../src/run-suite.js'
 import { scenariosFor, STORED_KEY_SCENARIO } from '../src/scenarios.js'
+import { renderSuite, SUITE_ANCHORS } from '../src/suite-report.js'
 
-// The smoke run of `pnpm bench --smoke`, so that the benchmark cannot rot: every step runs, with
-// 0.1 s of load per run. Its figures are not checked against any target: CI machines vary.
+// The smoke run of `pnpm bench --smoke`, so that the benchmark cannot rot: every step of the
+// targets runs, with 0.1 s of load per run. Its figures are not checked against any target: CI
+// machines vary.
 describe('pnpm bench --smoke', () => {
   let server: TestServer
-  let report: BenchReport
+  let report: SuiteReport
   const lines: Array<string> = []
 
   beforeAll(async () => {
     server = await findTestServer()
     const options = smokeOptions(process.env)
-    report = await runBench(
+    report = await runSuite(
       {
         ...options,
         adminUrl: server.url,
         databaseName: `pets_bench_smoke_${randomBytes(4).toString('hex')}`,
       },
+      startRun('pnpm bench --smoke'),
       (line) => lines.push(line),
     )
   }, 180_000)
@@ -59,17 +62,6 @@ describe('pnpm bench --smoke', () => {
       }
   })
 
-  it('measures the ablation: every variant, list 20 and create, in CPU µs and bytes per request', () => {
-    expect(report.ablation?.costs.map((c) => c.variant)).toEqual([...VARIANTS])
-    for (const { costs } of report.ablation?.costs ?? []) {
-      expect(Object.keys(costs)).toEqual(['list 20', 'create'])
-      for (const cost of Object.values(costs)) {
-        expect(cost.cpuUs).toBeGreaterThan(0)
-        expect(cost.bytes).toBeGreaterThan(0)
-      }
-    }
-  })
-
   it('measures cold start and idle memory of each server, in both modes', () => {
     expect(report.coldStarts.map((c) => `${c.mode} ${c.name}`)).toEqual(
       report.modes.flatMap((m) => m.servers.map((s) => `${m.mode} ${s.name}`)),
@@ -80,14 +72,18 @@ describe('pnpm bench --smoke', () => {
     }
   })
 
-  it('measures inserts per second with one and with two service processes on one database', () => {
-    const rounds = report.writeCeiling?.rounds ?? []
+  it('measures inserts per second with one and with two service instances on one database, and their lock waits', () => {
+    const rounds = report.write?.rounds ?? []
     expect(rounds).toHaveLength(report.options.rounds)
     for (const { one, two } of rounds) {
       expect(one.requestsPerSecond).toBeGreaterThan(0)
       expect(two.map((s) => s.requestsPerSecond > 0)).toEqual([true, true])
     }
-    expect(report.writeCeiling?.waits.two.samples).toBeGreaterThan(0)
+    const waits = report.write!.waits
+    expect(waits.two.samples).toBeGreaterThan(0)
+    // Each busy sample is one connection in one poll: at least as many as polls that saw one busy.
+    expect(waits.two.busy).toBeGreaterThanOrEqual(Math.max(0, ...Object.values(waits.two.seen)))
+    expect(Object.values(waits.two.busyIn).reduce((a, b) => a + b, 0)).toBe(waits.two.busy)
   })
 
   it('measures list latency at each number of pets and shows plans that use the indexes', () => {
@@ -100,14 +96,15 @@ describe('pnpm bench --smoke', () => {
     }
   })
 
-  it('writes a report with the machine, every target and every scenario', () => {
-    const markdown = renderReport(report, '')
-    expect(markdown).toContain(`${report.machine.cpus} cores (nproc)`)
-    expect(markdown).toContain(report.machine.node)
+  it('writes RESULTS.md whole: the commit, the tree, the machine, every target and every scenario', () => {
+    const markdown = renderSuite(report)
+    expect(markdown).toMatch(/^# Benchmark results: the targets \(smoke run/)
+    expect(markdown).toMatch(/\| commit \| `([0-9a-f]{40}|unknown.*)` \|/)
+    expect(markdown).toMatch(/\| working tree \| (clean|\*\*not clean\*\*)/)
+    expect(markdown).toContain(`${report.run.machine.cpus} cores (nproc)`)
+    expect(markdown).toContain(report.run.machine.node)
     for (const target of report.targets) expect(markdown).toContain(target.what)
-    for (const scenario of [...scenariosFor(1), STORED_KEY_SCENARIO])
-      expect(markdown).toContain(`### ${scenario.title}`)
-    expect(markdown).toContain('## Write ceiling')
+    expect(markdown).not.toContain('<!-- notes')
     const targets = report.targets.map((t) => `${t.what}: ${t.goal}`)
     for (const target of [
       'memory, list 20: requests/s: ≥ 1.0× koa',
@@ -121,12 +118,27 @@ describe('pnpm bench --smoke', () => {
       'postgres, service: cold start (median): ≤ 400 ms',
       'postgres, service: idle RSS: ≤ 70 MiB',
       'postgres, service: peak RSS under load: ≤ 120 MiB',
+      'postgres, create on two instances (2 × 4 connections): inserts/s: ≥ 1.0× one instance (8 connections)',
+      'postgres, create on two instances (2 × 4 connections): busy samples waiting on a Lock: < 10 %',
+      'postgres, list 20: p50 latency at 10,000 pets: ≤ 1.5× at 1,000',
     ])
       expect(targets).toContain(target)
   })
 
-  it('keeps the notes people wrote when the report is written again', () => {
-    const notes = 'The p99 of create is in pino.\n\nSecond paragraph.'
-    expect(notesOf(renderReport(report, notes))).toBe(notes)
+  it('has every anchor that code and documents point to (bench/RESULTS.md#…)', () => {
+    const anchors = anchorsOf(renderSuite(report))
+    for (const anchor of SUITE_ANCHORS) expect(anchors).toContain(anchor)
+    expect(new Set(anchors).size).toBe(anchors.length)
+    expect(SUITE_ANCHORS).toEqual(
+      expect.arrayContaining([
+        'targets',
+        'in-memory-list-20',
+        'postgresql-create',
+        'postgresql-list-20-stored-key',
+        'cold-start-and-idle-memory',
+        'two-instances-writing',
+        'growth',
+      ]),
+    )
   })
 })

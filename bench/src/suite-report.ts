@@ -1,18 +1,40 @@
-import { ablationSection } from './ablation/run-ablation.js'
 import { median } from './load.js'
-import { ms, n0, table, x } from './markdown.js'
+import { ms, n0, slug, table, x } from './markdown.js'
 import { mib } from './memory.js'
-import type { BenchReport } from './run-bench.js'
+import { runHeader } from './run-header.js'
 import type { ModeFigures, ScenarioFigures } from './run-mode.js'
-import { profilesSection } from './run-profiles.js'
 import { scaleSection } from './run-scale.js'
+import type { SuiteReport } from './run-suite.js'
 import { writeCeilingSection } from './run-write-ceiling.js'
+import { scenariosFor, STORED_KEY_SCENARIO } from './scenarios.js'
+import type { Mode } from './servers.js'
 
-/** Where RESULTS.md keeps the text people wrote about a run; a new run keeps it. */
-export const NOTES_START = '<!-- notes: written by people, kept by the next run -->'
-export const NOTES_END = '<!-- end of notes -->'
+/**
+ * The headings of RESULTS.md, whose anchors (`bench/RESULTS.md#targets`, …) code and documents
+ * point to: change one only with every pointer to it.
+ */
+export const HEADINGS = {
+  targets: '## Targets',
+  memory: '## In memory',
+  postgres: '## PostgreSQL',
+  coldStarts: '## Cold start and idle memory',
+  write: '## Two instances writing',
+  growth: '## Growth',
+} as const
 
-const scenarioSection = (figures: ScenarioFigures): string => {
+const MODE_TITLE: Readonly<Record<Mode, string>> = { memory: 'In memory', postgres: 'PostgreSQL' }
+
+/** The heading of a scenario's figures in a mode, such as `### PostgreSQL, list-20`. */
+export const scenarioHeading = (mode: Mode, key: string): string => `### ${MODE_TITLE[mode]}, ${key}`
+
+/** Every anchor of a full RESULTS.md, such as `two-instances-writing` or `postgresql-create`. */
+export const SUITE_ANCHORS: ReadonlyArray<string> = [
+  ...Object.values(HEADINGS).map(slug),
+  ...scenariosFor(1).map((s) => slug(scenarioHeading('memory', s.key))),
+  ...[...scenariosFor(1), STORED_KEY_SCENARIO].map((s) => slug(scenarioHeading('postgres', s.key))),
+]
+
+const scenarioSection = (mode: Mode, figures: ScenarioFigures): string => {
   const [subject, ...others] = figures.contestants
   type Pick = (s: ScenarioFigures['rounds'][number][string] & object) => number
   const of = (name: string, pick: Pick) => figures.rounds.map((r) => pick(r[name]!))
@@ -40,19 +62,21 @@ const scenarioSection = (figures: ScenarioFigures): string => {
       }),
     ),
   )
-  const { title, method, path } = figures.scenario
-  return [`### ${title}: \`${method} ${path}\``, '', summary, '', rounds].join('\n')
+  const { key, title, method, path } = figures.scenario
+  return [scenarioHeading(mode, key), '', `${title}: \`${method} ${path}\``, '', summary, '', rounds].join(
+    '\n',
+  )
 }
 
 const modeSection = (mode: ModeFigures): string =>
   [
-    `## ${mode.mode === 'memory' ? 'In memory' : 'PostgreSQL'}`,
+    mode.mode === 'memory' ? HEADINGS.memory : HEADINGS.postgres,
     '',
     'Medians over the rounds. CPU µs/request: user and system CPU time of the server process (all its ' +
       'threads, 10 ms clock) divided by its requests, which other work on the machine skews less than ' +
       'requests/s. Peak RSS: the most resident memory sampled during a run.',
     '',
-    ...mode.scenarios.flatMap((s) => [scenarioSection(s), '']),
+    ...mode.scenarios.flatMap((s) => [scenarioSection(mode.mode, s), '']),
     table(
       ['server', 'first start ms', 'idle RSS MiB', 'VmHWM at the end MiB'],
       mode.servers.map((s) => [s.name, n0(s.coldStartMs), mib(s.idleRssBytes), mib(s.peakRssBytes)]),
@@ -60,42 +84,26 @@ const modeSection = (mode: ModeFigures): string =>
     ...(mode.notes.length === 0 ? [] : ['', 'Headers that differ:', '', ...mode.notes.map((n) => `- ${n}`)]),
   ].join('\n')
 
-/** The whole report as Markdown: machine, settings, targets, every figure, the plans and the profiles. */
-export const renderReport = (report: BenchReport, notes: string): string => {
-  const { machine, options } = report
+/** RESULTS.md, whole: the run, the targets, every figure they were checked on. */
+export const renderSuite = (report: SuiteReport): string => {
+  const { options } = report
   const servers = [...new Set(report.modes.flatMap((m) => m.servers.map((s) => s.name)))]
+  const met = report.targets.filter((t) => t.met).length
   return [
-    `# Benchmark results${options.smoke ? ' (smoke run: figures mean nothing)' : ''}`,
-    '',
-    `Run of \`pnpm bench${options.smoke ? ' --smoke' : ''}\` on ${report.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
-      `${Math.round((report.finishedAt.getTime() - report.startedAt.getTime()) / 1000)} s.`,
-    '',
-    table(
-      ['machine', ''],
-      [
-        ['CPU', `${machine.cpuModel}, ${machine.cpus} cores (nproc)`],
-        ['memory', `${machine.memoryGiB} GiB`],
-        ['Node', machine.node],
-        ['kernel', machine.kernel],
-        ['PostgreSQL', report.postgresVersion ?? 'not used'],
-        ['load generator', report.wrkVersion],
-        [
-          'load average (1 min)',
-          `${report.loadAverage.before.toFixed(2)} at the start, ${report.loadAverage.after.toFixed(2)} at the end`,
-        ],
-      ],
-      '|---|---|',
-    ),
+    runHeader('Benchmark results: the targets', report.run, options.smoke),
     '',
     `Every server holds ${options.seededPets} pets before the scenarios (in memory added through the API, in ` +
-      'PostgreSQL inserted by SQL). ' +
-      `Each scenario: ${options.warmup === undefined ? 'no warm-up' : 'a warm-up run per server'}, then ${options.rounds} rounds; in each round every server in turn ` +
+      'PostgreSQL inserted by SQL), and answers each scenario once alike before it is measured. ' +
+      `Each scenario: ${options.warmup === undefined ? 'no warm-up' : 'a warm-up run per server'}, then ${options.rounds} round${options.rounds === 1 ? '' : 's'}; in each round every server in turn ` +
       `(${servers.join(', ')}) gets ${options.load.durationS} s at ${options.load.connections} connections from wrk ` +
       '(one thread, a separate process on the same machine). The service is the built `apps/api` at its ' +
       'shipped log level (info: one JSON line per request, written to /dev/null). Any error, timeout or ' +
-      'unexpected status stops the run before anything is written.',
+      'unexpected status stops the run before anything is written. Investigations are not here: ' +
+      '`pnpm bench:<name>` writes `bench/labs/<name>.md` (bench/README.md).',
     '',
-    '## Targets',
+    HEADINGS.targets,
+    '',
+    `${met} of ${report.targets.length} met.`,
     '',
     table(
       ['target', 'goal', 'measured', 'met'],
@@ -103,13 +111,8 @@ export const renderReport = (report: BenchReport, notes: string): string => {
       '|---|---|---:|---|',
     ),
     '',
-    NOTES_START,
-    notes.trim() === '' ? '(No notes yet.)' : notes.trim(),
-    NOTES_END,
-    '',
-    ...(report.ablation === undefined ? [] : [ablationSection(report.ablation), '']),
     ...report.modes.flatMap((m) => [modeSection(m), '']),
-    '## Cold start and idle memory',
+    HEADINGS.coldStarts,
     '',
     'Spawn to the first 200 from `/healthz` (polled every 2 ms), one process at a time: the first start of ' +
       'each server in its mode, then fresh processes; idle RSS half a second later. On PostgreSQL the schema ' +
@@ -126,22 +129,9 @@ export const renderReport = (report: BenchReport, notes: string): string => {
       ]),
     ),
     '',
-    ...(report.writeCeiling === undefined
+    ...(report.write === undefined ? [] : [writeCeilingSection(report.write, HEADINGS.write), '']),
+    ...(report.scale === undefined
       ? []
-      : [
-          writeCeilingSection(report.writeCeiling, '## Write ceiling: inserts per second on one database'),
-          '',
-        ]),
-    ...(report.scale === undefined ? [] : [scaleSection(report.scale, options.probeRequests), '']),
-    ...(report.profiles.length === 0 ? [] : [profilesSection(report.profiles)]),
+      : [scaleSection(report.scale, options.probeRequests, HEADINGS.growth, 'summary'), '']),
   ].join('\n')
-}
-
-/** The notes of an earlier RESULTS.md, to carry over into the next. */
-export const notesOf = (markdown: string): string => {
-  const start = markdown.indexOf(NOTES_START)
-  const end = markdown.indexOf(NOTES_END)
-  if (start === -1 || end < start) return ''
-  const notes = markdown.slice(start + NOTES_START.length, end).trim()
-  return notes === '(No notes yet.)' ? '' : notes
 }
