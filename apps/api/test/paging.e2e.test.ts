@@ -10,7 +10,7 @@ import { startTestService, type ChildService } from './support/test-service.js'
 // checked by paging-checker.ts, on what the test saw and when.
 const KEY = 'paging-e2e-key-5e9a42'
 // Generous: this file is about which pets a walk sees, not about how fast a busy machine answers
-// (a stalled writer holds the ordering lock up to 400 ms).
+// (a stalled writer holds listings back up to 400 ms).
 const PATIENT = {
   DATABASE_CONNECT_TIMEOUT_MS: '20000',
   DATABASE_STATEMENT_TIMEOUT_MS: '20000',
@@ -54,7 +54,7 @@ const run = async (label: string, options: Omit<PagingWorkloadOptions, 'apiKey'>
   const { answered, stalled, unordered, rolledBack } = result.counts
   console.info(
     `paging (${label}): ${result.acknowledged.length} pets created (${answered} answered 201, ${stalled} stalled, ` +
-      `${unordered} without the ordering lock; ${rolledBack} rolled back), ${complete.length} walks completed, ` +
+      `${unordered} without an intent; ${rolledBack} rolled back), ${complete.length} walks completed, ` +
       `${pages} pages read, ${violations.length} violations`,
   )
   return { ...result, violations, complete }
@@ -102,7 +102,7 @@ describe('walking next links while two processes add pets', () => {
     const { database, services } = await twoProcesses(cleanups, (database) => ({
       DATABASE_URL: database.url,
     }))
-    const result = await run('without the ordering lock', {
+    const result = await run('without intents', {
       ...WORKLOAD,
       urls: services.map((s) => s.url),
       database,

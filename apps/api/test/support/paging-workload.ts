@@ -1,11 +1,15 @@
 import type { FreshDatabase } from '@pets/adapters-postgres/testing'
+import { randomUUID } from 'node:crypto'
 import type { PetStatus } from '@pets/domain'
 import { eventClock, type Acknowledged, type PageRead, type Walk } from './paging-checker.js'
 
 const STATUSES: ReadonlyArray<PetStatus> = ['available', 'pending', 'sold']
-// The lock the service takes around every insert today (PET_INSERT_LOCK, migration 0006), written
-// out: the test's own writers take the ordering lock of the design under test, not an import.
-const ORDERING_LOCK = '4242000002'
+// How the service orders inserts today (insert-intents.ts, migration 0008), written out: the
+// test's own writers follow the design under test, not an import. An intent, committed first, says
+// that every id the insert draws is above `lowest_id`; the insert deletes it with its pets.
+const REGISTER_INTENT = `INSERT INTO pet_insert_intents (token, lowest_id, expires_at)
+  SELECT $1, coalesce(pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass), 0) + 1,
+    clock_timestamp() + interval '20 seconds'`
 
 const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(Math.random() * items.length)]!
 const between = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1))
@@ -30,16 +34,16 @@ export type PagingWorkloadOptions = {
   readonly writers: number
   readonly walkers: number
   /**
-   * Loops of the defect: inserts without the ordering lock, each holding its transaction open
-   * 100–300 ms after the INSERT. None unless given.
+   * Loops of the defect: inserts without an intent, each holding its transaction open 100–300 ms
+   * after the INSERT. None unless given.
    */
   readonly unordered?: number
 }
 
 /**
  * Pets added over both processes (with and without Idempotency-Key, a repeat of the same key
- * sometimes sent to both at once), inserts of the test's own that roll back or stall while holding
- * the ordering lock, and walks of `next` links, until `durationMs` has passed and every walk begun
+ * sometimes sent to both at once), inserts of the test's own that roll back or stall while their
+ * intent holds listings back, and walks of `next` links, until `durationMs` has passed and every walk begun
  * has reached its last page. `problems` lists every answer that was not as the contract says,
  * besides the paging property itself (that is for checkPaging).
  */
@@ -111,9 +115,11 @@ export const runPagingWorkload = async (o: PagingWorkloadOptions) => {
   // One transaction of the test's own: INSERT, then `hold` ms, then COMMIT (or ROLLBACK).
   const insertDirectly = async (name: string, ordered: boolean, hold: number, commit: boolean) => {
     const client = await o.database.pool.connect()
+    const token = randomUUID()
     try {
+      if (ordered) await client.query(REGISTER_INTENT, [token])
       await client.query('BEGIN')
-      if (ordered) await client.query(`SELECT pg_advisory_xact_lock(${ORDERING_LOCK})`)
+      if (ordered) await client.query('DELETE FROM pet_insert_intents WHERE token = $1', [token])
       const status = pick(STATUSES)
       const { rows } = await client.query<{ id: string }>(
         'INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING id',
@@ -122,6 +128,8 @@ export const runPagingWorkload = async (o: PagingWorkloadOptions) => {
       await pause(hold)
       await client.query(commit ? 'COMMIT' : 'ROLLBACK')
       if (commit) acknowledged.push({ id: Number(rows[0]!.id), status, at: clock() })
+      // Rolled back, the intent is there again: a writer that gives up takes it away.
+      else if (ordered) await client.query('DELETE FROM pet_insert_intents WHERE token = $1', [token])
       client.release()
     } catch (error) {
       // Not back into the pool in the middle of a transaction.
