@@ -2,17 +2,15 @@ import { clientAddressFinder, type TrustedProxies } from '@pets/adapters-http'
 import * as t from 'io-ts'
 import { isIP } from 'node:net'
 
-/** How loadConfig reads one variable with a codec: with a fallback, or optional. */
-export type Read = {
-  readonly read: <A>(name: string, codec: t.Type<A, string, unknown>, fallback: A) => A
-  readonly optional: <A>(name: string, codec: t.Type<A, string, unknown>) => A | undefined
-}
-
-/**
+/*
  * The codecs of environment variables: each decodes the text of one variable, and says what it
  * must be when it cannot (never what it was: it may be a secret).
  */
 
+/** Any text: what HOST may be. */
+export const text: t.Type<string, string, unknown> = t.string
+
+/** One of `values`, as written. */
 export const oneOf = <A extends string>(values: ReadonlyArray<A>) =>
   new t.Type<A, string, unknown>(
     values.join('|'),
@@ -22,6 +20,7 @@ export const oneOf = <A extends string>(values: ReadonlyArray<A>) =>
     String,
   )
 
+/** Decimal digits only, from `min` to `max`. */
 export const integer = (min: number, max: number) =>
   new t.Type<number, string, unknown>(
     `integer ${min}..${max}`,
@@ -35,8 +34,20 @@ export const integer = (min: number, max: number) =>
     String,
   )
 
-export const boolean = oneOf(['true', 'false'])
+/** `true` or `false`. */
+export const boolean = new t.Type<boolean, string, unknown>(
+  'boolean',
+  (u): u is boolean => typeof u === 'boolean',
+  (u, c) =>
+    u === 'true'
+      ? t.success(true)
+      : u === 'false'
+        ? t.success(false)
+        : t.failure(u, c, 'must be one of true, false'),
+  String,
+)
 
+/** Requests per second: above 0, at most 1000000, at most 6 decimals. */
 export const rate = new t.Type<number, string, unknown>(
   'Rate',
   (u): u is number => typeof u === 'number',
@@ -53,6 +64,7 @@ export const rate = new t.Type<number, string, unknown>(
   String,
 )
 
+/** An absolute http or https URL without query or fragment. */
 export const httpUrl = new t.Type<string, string, unknown>(
   'URL',
   (u): u is string => typeof u === 'string',
@@ -68,6 +80,7 @@ export const httpUrl = new t.Type<string, string, unknown>(
   String,
 )
 
+/** A postgres:// or postgresql:// connection URL. */
 export const postgresUrl = new t.Type<string, string, unknown>(
   'PostgresURL',
   (u): u is string => typeof u === 'string',
@@ -78,6 +91,7 @@ export const postgresUrl = new t.Type<string, string, unknown>(
   String,
 )
 
+/** An ISO 8601 instant with a time zone. */
 export const instant = new t.Type<Date, string, unknown>(
   'Instant',
   (u): u is Date => u instanceof Date,
@@ -92,6 +106,7 @@ export const instant = new t.Type<Date, string, unknown>(
   (d) => d.toISOString(),
 )
 
+/** Comma-separated entries of visible ASCII characters, none empty (each KEY or NAME:KEY). */
 export const apiKeyList = new t.Type<ReadonlyArray<string>, string, unknown>(
   'ApiKeys',
   (u): u is ReadonlyArray<string> => Array.isArray(u),

@@ -1,0 +1,153 @@
+import { APP_ENVS, LOG_LEVELS } from './app-config.js'
+import { httpUrl, instant, integer, oneOf, text } from './codecs.js'
+import { storageKind } from './storage-variables.js'
+import { optional, variable } from './variable.js'
+
+// `a`, `b` or `c`: the values a variable may take, for its meaning.
+const either = (values: ReadonlyArray<string>) =>
+  `${values
+    .slice(0, -1)
+    .map((v) => `\`${v}\``)
+    .join(', ')} or \`${values.at(-1)}\``
+
+export const APP_ENV = variable({
+  name: 'APP_ENV',
+  codec: oneOf(APP_ENVS),
+  default: { value: 'development' },
+  meaning: either(APP_ENVS),
+})
+
+export const HOST = variable({
+  name: 'HOST',
+  codec: text,
+  default: { value: '127.0.0.1' },
+  meaning: 'Address to listen on (`0.0.0.0` for every interface)',
+})
+
+export const PORT = variable({
+  name: 'PORT',
+  codec: integer(0, 65535),
+  default: { value: 3000 },
+  meaning: 'TCP port to listen on (0: any free port)',
+})
+
+export const PUBLIC_BASE_URL = optional({
+  name: 'PUBLIC_BASE_URL',
+  codec: httpUrl,
+  unset: '`http://HOST:PORT/v1`',
+  meaning: 'Where clients reach `/v1`; used in `Location` and `Link` headers',
+})
+
+export const LOG_LEVEL = variable({
+  name: 'LOG_LEVEL',
+  codec: oneOf(LOG_LEVELS),
+  default: { value: 'info' },
+  meaning: either(LOG_LEVELS),
+})
+
+export const LOG_FORMAT = variable({
+  name: 'LOG_FORMAT',
+  codec: oneOf(['json', 'pretty'] as const),
+  default: {
+    text: '`pretty` in development when standard output is a terminal, else `json`',
+    of: (get, { stdoutIsTty }) =>
+      get(APP_ENV) === 'development' && stdoutIsTty === true ? 'pretty' : 'json',
+  },
+  meaning: '`json` lines, or `pretty` for a person at a terminal',
+})
+
+export const CLOCK_NOW = optional({
+  name: 'CLOCK_NOW',
+  codec: instant,
+  unset: 'unset',
+  production: {
+    rule: 'refused',
+    refuse: (now) => (now === undefined ? [] : ['CLOCK_NOW is refused in production']),
+  },
+  meaning:
+    "ISO 8601 instant the service's clock starts at, to try the sunset of getPet (and, on PostgreSQL, the 24 " +
+    "hours of `Idempotency-Key` records, which otherwise follow the database's clock)",
+})
+
+// CONTRACT: the delay is the time a load balancer needs to see /readyz turn 503.
+export const SHUTDOWN_DELAY_MS = variable({
+  name: 'SHUTDOWN_DELAY_MS',
+  codec: integer(0, 600000),
+  default: {
+    text: '`0` in development, `5000` elsewhere',
+    of: (get) => (get(APP_ENV) === 'development' ? 0 : 5000),
+  },
+  meaning:
+    'After SIGTERM or SIGINT, how long requests are still served while `/readyz` answers 503: the time a ' +
+    'load balancer needs to notice',
+})
+
+export const SHUTDOWN_GRACE_MS = variable({
+  name: 'SHUTDOWN_GRACE_MS',
+  codec: integer(0, 600000),
+  default: { value: 10000 },
+  meaning: 'Then, once the listener is closed, how long in-flight requests (and the last writes) may run on',
+})
+
+export const READY_TIMEOUT_MS = variable({
+  name: 'READY_TIMEOUT_MS',
+  codec: integer(1, 60000),
+  default: { value: 1000 },
+  meaning: 'How long `/readyz` waits for the store before it answers 503',
+})
+
+export const USAGE_FLUSH_MS = variable({
+  name: 'USAGE_FLUSH_MS',
+  codec: integer(100, 3600000),
+  default: { value: 5000 },
+  meaning: 'How often the calls counted per API key are written to the database (see `keys usage`)',
+})
+
+export const WEB_CONCURRENCY = variable({
+  name: 'WEB_CONCURRENCY',
+  codec: integer(1, 256),
+  default: { value: 1 },
+  requires: (workers, get) =>
+    workers > 1 && storageKind(get) === 'memory'
+      ? ['WEB_CONCURRENCY above 1 needs PostgreSQL: each worker would keep pets of its own in memory']
+      : [],
+  meaning: 'Worker processes sharing the port (node:cluster); above 1 needs PostgreSQL',
+})
+
+export const IDEMPOTENCY_CLEANUP_MS = variable({
+  name: 'IDEMPOTENCY_CLEANUP_MS',
+  codec: integer(100, 86_400_000),
+  default: { value: 600_000 },
+  meaning: 'How often the service removes the records of Idempotency-Keys older than 24 hours',
+})
+
+export const HEADERS_TIMEOUT_MS = variable({
+  name: 'HEADERS_TIMEOUT_MS',
+  codec: integer(100, 600_000),
+  default: { value: 10_000 },
+  meaning:
+    "How long a client may take to send a request's line and headers; checked every half of it, so a " +
+    'slow one is cut within 1.5 times it',
+})
+
+export const MAX_CONNECTIONS = variable({
+  name: 'MAX_CONNECTIONS',
+  codec: integer(1, 1_000_000),
+  default: { value: 10_000 },
+  meaning:
+    'Connections each listener keeps open at once; past it new ones are closed as they are accepted, with ' +
+    'a `warn` line a second at most. Keep it below the open-file limit (`ulimit -n`)',
+})
+
+export const METRICS_PORT = optional({
+  name: 'METRICS_PORT',
+  codec: integer(0, 65535),
+  unset: 'unset',
+  requires: (port, get) =>
+    port !== undefined && port !== 0 && port === get(PORT)
+      ? ['METRICS_PORT must differ from PORT: /metrics is served there instead of on PORT']
+      : [],
+  meaning:
+    'Serve `/metrics` (with `/healthz` and `/readyz`) on this port of `HOST` instead, and answer `404` for ' +
+    '`/metrics` on `PORT`; must differ from `PORT`',
+})
