@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   compileConsumerProject,
   installConsumerProject,
+  packPackages,
   run,
   writeConsumerProject,
 } from './support/consumer-project.js'
@@ -41,14 +42,13 @@ const runFixture = async (name: string): Promise<unknown> =>
 
 beforeAll(async () => {
   progress(`packing ${names.join(', ')} into ${tarballs}`)
-  mkdirSync(tarballs, { recursive: true })
   for (const { dir, manifest } of packages)
     if (!existsSync(join(dir, 'dist')))
       throw new Error(`${manifest.name} has no dist/: list it in tests/pack/package.json devDependencies`)
-  await Promise.all(packages.map(({ dir }) => run('pnpm', ['pack', '--pack-destination', tarballs], dir)))
+  await packPackages(packages, tarballs)
   progress('writing the consumer project')
   writeConsumerProject(project, tarballs, packages)
-  progress('npm install (other dependencies come from the registry)')
+  progress("npm install --offline (other dependencies from npm's cache, which the global set-up filled)")
   await installConsumerProject(project)
   progress('type-checking and compiling the fixtures against the packed .d.ts')
   await compileConsumerProject(project)

@@ -78,13 +78,28 @@ export const writeConsumerProject = (
   cpSync(FIXTURES, project, { recursive: true })
 }
 
-/** Installs the project's dependencies with npm. */
-export const installConsumerProject = (project: string) =>
-  run(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--loglevel=error'],
-    project,
-  )
+/** Packs each package with `pnpm pack` into the directory `tarballs`, as it would be published. */
+export const packPackages = async (packages: ReadonlyArray<Installable>, tarballs: string) => {
+  mkdirSync(tarballs, { recursive: true })
+  await Promise.all(packages.map(({ dir }) => run('pnpm', ['pack', '--pack-destination', tarballs], dir)))
+}
+
+const npmInstall = ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error']
+
+/**
+ * Fetches what the project takes from the registry into npm's cache (and installs it), retrying
+ * a failed fetch once more than npm does by default: the global set-up's step, the only one that
+ * goes to the registry.
+ */
+export const fetchConsumerDependencies = (project: string) =>
+  run('npm', [...npmInstall, '--prefer-offline', '--fetch-retries=3'], project)
+
+/**
+ * Installs the project's dependencies with npm, as a user would, but from npm's cache only: the
+ * global set-up has fetched them, so the tests never wait for the registry. A dependency missing
+ * from the cache fails with ENOTCACHED.
+ */
+export const installConsumerProject = (project: string) => run('npm', [...npmInstall, '--offline'], project)
 
 /** Type-checks and compiles the fixtures against the tarballs' .d.ts, with the workspace's TypeScript. */
 export const compileConsumerProject = (project: string) =>
