@@ -21,9 +21,9 @@ export type HttpAppOptions = PetsRouterOptions & {
 /**
  * The whole HTTP API as a Koa app that does not listen: request id, logging and error mapping,
  * `GET /healthz`, `/readyz` and `/metrics`, the OpenAPI document at `/openapi.json` and its
- * rendering at `/docs`, the pet operations under `/v1` (their @koa/router Router), and 404 for
- * everything else. It is one Koa middleware, prepared here (bench/RESULTS.md), on a LeanKoa, which
- * writes the usual answers without Koa's per-response watch.
+ * rendering at `/docs`, the pet operations under `/v1`, and 404 for everything else. It is one
+ * Koa middleware: every path is decided by one dispatch, prepared here (bench/RESULTS.md), on a
+ * LeanKoa, which writes the usual answers without Koa's per-response watch.
  */
 export const createHttpApp = (options: HttpAppOptions): Koa<RequestState> => {
   const app = new LeanKoa<RequestState>()

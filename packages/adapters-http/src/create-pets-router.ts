@@ -1,9 +1,8 @@
-import type Router from '@koa/router'
 import type { Authenticator } from '@pets/domain'
 import type { TrustedProxies } from './client-address.js'
 import type { RateLimiter, TokenBucketRateLimiter } from './rate-limiter.js'
 import { preparePetsApi } from './pets-api.js'
-import type { HttpMiddleware, RequestState } from './request-state.js'
+import type { HttpMiddleware } from './request-state.js'
 import type { PetsUseCases } from './use-cases.js'
 
 /** What createPetsRouter needs: the use cases, an authentication port of your choice, and where it is mounted. */
@@ -34,19 +33,13 @@ export type PetsRouterOptions = {
   readonly trustedProxies?: TrustedProxies
 }
 
-/** The pets router's middleware, to `use` in a Koa app, with the @koa/router Router it runs. */
-export type PetsRouter = HttpMiddleware & { readonly router: Router<RequestState> }
-
 /**
- * The pet operations for a host's own Koa app, under `prefix`: `app.use(createPetsRouter(…))`, as
- * `app.use(router.routes())`. For every path under the prefix it authenticates first, so a caller
- * without a valid key learns nothing about routes, then routes, answering 404 for an unknown path
- * and 405 (with Allow) for a known path. Other paths go on to the host's next middleware.
- * `router` is its @koa/router Router: routes named by operation id, each authenticating first; on
- * its own, like any Koa router, it passes on what none of its routes matches.
+ * The pet operations as one Koa middleware, mounted under `prefix`, for a host's own Koa app. For
+ * every path under the prefix it authenticates first, so a caller without a valid key learns
+ * nothing about routes, then routes, answering 404 for an unknown path and 405 (with Allow) for a
+ * known path. Other paths go on to the host's next middleware.
  */
-export const createPetsRouter = (options: PetsRouterOptions): PetsRouter => {
+export const createPetsRouter = (options: PetsRouterOptions): HttpMiddleware => {
   const api = preparePetsApi(options)
-  const middleware: HttpMiddleware = (ctx, next) => (api.owns(ctx.path) ? api.serve(ctx, next) : next())
-  return Object.assign(middleware, { router: api.router })
+  return (ctx, next) => (api.owns(ctx.path) ? api.serve(ctx) : next())
 }

@@ -14,7 +14,7 @@ export {
   type HttpAppOptions,
   type OperationsAppOptions,
 } from './create-http-app.js'
-export { createPetsRouter, type PetsRouter, type PetsRouterOptions } from './create-pets-router.js'
+export { createPetsRouter, type PetsRouterOptions } from './create-pets-router.js'
 export { DOCS_PATH } from './docs-page.js'
 export {
   API_VERSION,

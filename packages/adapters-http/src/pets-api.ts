@@ -1,32 +1,33 @@
-import type Router from '@koa/router'
 import * as E from 'fp-ts/lib/Either.js'
 import { authenticateKey, bearerKey, type LookupLimit } from './authenticate.js'
 import { admitUrlLength } from './bound-url.js'
 import { addressBucketOf, clientAddressFinder, type ClientAddressOf } from './client-address.js'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import { admitWithinRateLimit } from './limit-rate.js'
-import type { HttpContext, HttpMiddleware, RequestState } from './request-state.js'
+import type { Problem } from './problems.js'
+import type { HttpContext } from './request-state.js'
 import { sendProblem } from './respond.js'
-import { buildPetsRouter } from './routes/build-pets-router.js'
-import { petRoutes } from './routes/pet-routes.js'
+import { compileRoutes } from './routes/dispatch.js'
+import { petRoutes, type RouteHandler } from './routes/pet-routes.js'
+import { ROUTES } from './routes/route-table.js'
 
 /** The pet operations, prepared once: which paths are theirs, and how to serve one of them. */
 export type PetsApi = {
   /** Whether a path lies under the API's prefix: every such path is the API's to answer. */
   readonly owns: (path: string) => boolean
-  /** The operations as a @koa/router Router, each admitting its request first. */
-  readonly router: Router<RequestState>
-  /** Admits and answers a request under the prefix: an operation, or 404, or 405 with Allow. */
-  readonly serve: HttpMiddleware
+  /** Authenticates, limits, routes and serves a request under the prefix. */
+  readonly serve: (ctx: HttpContext) => Promise<void>
   /** Where a request came from, as `trustedProxies` says. */
   readonly clientAddressOf: ClientAddressOf
 }
 
+const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
+
 /**
- * Prepares the pet operations once: their handlers, their router, the problems they answer with.
- * Every request under the prefix is admitted before its operation, 404 or 405 is answered:
- * authentication, so that a caller without a valid key learns nothing about routes, then the rate
- * limit and the URL's length.
+ * Prepares the pet operations once: their handlers, the compiled route table, the problems they
+ * answer with. A request then costs one dispatch: authentication first (so a caller without a
+ * valid key learns nothing about routes), the rate limit and the URL's length, the route, its
+ * handler. There is no chain of layers, and nothing is made per request that could be made here.
  */
 export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
   // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
@@ -34,32 +35,47 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
   const publicBaseUrl = options.publicBaseUrl.replace(/(?<!\/)\/+$/, '')
   const { authenticator, rateLimiter, authFailureLimiter: failures, useCases, bodyTimeoutMs } = options
   const clientAddressOf = clientAddressFinder(options.trustedProxies)
+  const handlers = petRoutes({
+    useCases,
+    publicBaseUrl,
+    ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
+  })
+  // The route table is also what the OpenAPI document is built from.
+  const match = compileRoutes<RouteHandler>(
+    prefix,
+    ROUTES,
+    (operationId) => handlers[operationId as keyof typeof handlers],
+  )
+  const under = `${prefix}/`
   // The per-address limit guards lookups in the store only: keys answered from memory pass.
   const lookupLimit: LookupLimit<HttpContext> | undefined =
     failures === undefined
       ? undefined
       : { failures, addressOf: (ctx) => addressBucketOf(ctx.state.clientAddress ?? clientAddressOf(ctx.req)) }
 
-  const admit: HttpMiddleware = async (ctx, next) => {
-    const found = await authenticateKey(
-      authenticator,
-      bearerKey(ctx.get('Authorization') || undefined),
-      lookupLimit,
-      ctx,
-    )
-    if (E.isLeft(found)) return sendProblem(ctx, found.left)
-    const owner = found.right
-    ctx.state.apiKey = owner
-    // After authentication, before the operation: a caller over its limit, or with an absurd URL, costs no more.
-    if (rateLimiter !== undefined && !admitWithinRateLimit(rateLimiter, ctx, owner.keyId)) return
-    if (!admitUrlLength(ctx)) return
-    await next()
+  return {
+    clientAddressOf,
+    owns: (path) => path === prefix || path.startsWith(under),
+    serve: async (ctx) => {
+      const found = await authenticateKey(
+        authenticator,
+        bearerKey(ctx.get('Authorization') || undefined),
+        lookupLimit,
+        ctx,
+      )
+      if (E.isLeft(found)) return sendProblem(ctx, found.left)
+      const owner = found.right
+      ctx.state.apiKey = owner
+      // After authentication, before routing: a caller over its limit, or with an absurd URL, costs no more.
+      if (rateLimiter !== undefined && !admitWithinRateLimit(rateLimiter, ctx, owner.keyId)) return
+      if (!admitUrlLength(ctx)) return
+      const matched = match(ctx.path)
+      if (matched === undefined) return sendProblem(ctx, NOT_FOUND)
+      const endpoint = matched.route.methods.get(ctx.method)
+      if (endpoint === undefined) return sendProblem(ctx, matched.route.notAllowed)
+      ctx.state.route = matched.route.template
+      ctx.state.operation = endpoint.operationId
+      await endpoint.handle(ctx, matched.params)
+    },
   }
-  const { router, serve } = buildPetsRouter(
-    prefix,
-    admit,
-    petRoutes({ useCases, publicBaseUrl, ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }) }),
-  )
-  const under = `${prefix}/`
-  return { clientAddressOf, owns: (path) => path === prefix || path.startsWith(under), router, serve }
 }

@@ -30,8 +30,6 @@ const KEPT_ON_ERROR = new Set(['x-request-id', 'connection'])
 const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
 const NOT_ALLOWED: Problem = { _tag: 'MethodNotAllowed', allow: READ_ONLY }
 const INTERNAL_ERROR: Problem = { _tag: 'InternalError' }
-// The pets router answers every path the API owns: nothing comes after it.
-const NOTHING_AFTER = async (): Promise<void> => {}
 
 // What every answer carries: `Cache-Control: no-store` unless a handler sets a policy of its own.
 const stamp = (res: ServerResponse, requestId: string) => {
@@ -52,8 +50,8 @@ const clientGone = (ctx: HttpContext): boolean => ctx.res.destroyed
 
 /**
  * The service's only Koa middleware. For each request: its id, its client's address and the
- * headers every answer carries, then the pets router for a path under the API's prefix, else an
- * endpoint of an exact path, else 404, anything thrown turned into `500 internal_error` (logged
+ * headers every answer carries, one dispatch (the pet operations under their prefix, else an
+ * endpoint of an exact path, else 404), anything thrown turned into `500 internal_error` (logged
  * once with the request id, answered without details), the connection closed when a body was left
  * unread, and one log line with the host's counters. A client that went away is no server error:
  * its line says `aborted`, at info, whatever was thrown meanwhile.
@@ -83,7 +81,7 @@ export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsO
     stamp(ctx.res, requestId)
     try {
       const path = ctx.path
-      if (api?.owns(path) === true) await api.serve(ctx, NOTHING_AFTER)
+      if (api?.owns(path) === true) await api.serve(ctx)
       else await serveOutside(ctx, path)
     } catch (error) {
       if (clientGone(ctx)) logger.info({ requestId, err: error }, 'request failed after its client went away')

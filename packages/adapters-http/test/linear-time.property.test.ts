@@ -18,7 +18,8 @@ import { parseQuery } from '../src/parse-query.js'
 import { MAX_BODY_BYTES, readJsonBody } from '../src/read-json-body.js'
 import { requestFingerprint } from '../src/request-fingerprint.js'
 import { requestIdOf } from '../src/request-id.js'
-import { routeInMemory } from './support/route-in-memory.js'
+import { compileRoutes } from '../src/routes/dispatch.js'
+import { ROUTES } from '../src/routes/route-table.js'
 
 // A run of RUN characters is timed against one GROWTH times as long (32 KiB: a body with it stays
 // within 64 KiB). Linear code takes about GROWTH times as long, quadratic code GROWTH² (64) times:
@@ -262,11 +263,14 @@ const urls = stringCases(
     Buffer.byteLength(url) <= 4096 ? { admitted: true, status: 404 } : { admitted: false, status: 400 },
 )
 
-const route = routeInMemory()
-const routed = async (path: string) => {
-  const { operation, params } = await route(path)
-  const [param] = params ?? []
-  return { operation, petId: param === undefined ? undefined : E.isRight(decodePetId(param)) }
+const match = compileRoutes('/v1', ROUTES, (operationId) => operationId)
+const routed = (path: string) => {
+  const found = match(path)
+  const [param] = found?.params ?? []
+  return {
+    operation: found?.route.methods.get('GET')?.handle,
+    petId: param === undefined ? undefined : E.isRight(decodePetId(param)),
+  }
 }
 // A petId of 1 to 20 digits, not all zeros, decodes: a short run of zeros then one digit does.
 const petPath = (decoded: string) => ({
@@ -371,7 +375,7 @@ const DECODERS: ReadonlyArray<readonly [string, ReadonlyArray<Hostile>]> = [
   ['idempotencyKeyOf (idempotency-key-header.ts)', idempotencyKeys],
   ['requestIdOf (request-id.ts)', requestIds],
   ['admitUrlLength (bound-url.ts)', urls],
-  ['the pets router and decodePetId (build-pets-router.ts, codecs.ts)', paths],
+  ['compileRoutes and decodePetId (dispatch.ts, codecs.ts)', paths],
   ['clientAddressFinder and addressBucketOf (client-address.ts)', clients],
   ['decodeNewPet and requestFingerprint (createPet)', pets],
 ]
