@@ -71,7 +71,7 @@ export const DATABASE_LOCK_TIMEOUT_MS = variable({
   codec: integer(0, 600000),
   default: { value: 500 },
   meaning:
-    'How long a statement waits for a lock (`lock_timeout`), such as an insert for the id-ordering lock, ' +
+    'How long a statement waits for a lock (`lock_timeout`), such as an insert waiting for an earlier write, ' +
     'before answering 503; `0`: no limit',
 })
 
