@@ -133,8 +133,8 @@ export const writeCeilingSection = (w: WriteCeiling, heading: string): string =>
     ),
     '',
     "Busy samples: the database's active connections seen in `pg_stat_activity`, polled every 20 ms during " +
-      'the runs, one sample per connection and poll. Their share in each wait (`Lock:advisory`: the ' +
-      'id-ordering lock, held by an insert until its commit; `IO:WALSync`, `LWLock:WALWrite`: a commit ' +
+      'the runs, one sample per connection and poll. Their share in each wait (`Lock:advisory`: waiting ' +
+      'for an advisory lock, such as the one that orders ids; `IO:WALSync`, `LWLock:WALWrite`: a commit ' +
       'waiting for the WAL to reach the disk; `CPU`: running):',
     '',
     table(
