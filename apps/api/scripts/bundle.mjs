@@ -8,6 +8,7 @@
 import { build } from 'esbuild'
 import { chmodSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { LAZY_REQUIRES } from './lazy-requires.mjs'
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url))
 const { NODE_FLAGS } = await import(new URL('../dist/node-flags.js', import.meta.url).href)
@@ -74,7 +75,7 @@ await build({
       `#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}\n` +
       "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
-  plugins: [nodeOnlyPg, esModulesOfFpTs],
+  plugins: [nodeOnlyPg, esModulesOfFpTs, ...LAZY_REQUIRES],
   logLevel: 'warning',
 })
 

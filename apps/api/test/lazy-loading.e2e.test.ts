@@ -8,7 +8,7 @@ import { startTestService } from './support/test-service.js'
 
 // Preloaded into the service with NODE_OPTIONS: every file its module loader loads is appended to
 // LOADED_LOG, and at exit every CommonJS file in require.cache (pino-pretty and swagger-ui-dist
-// are found at run time, outside the bundle).
+// are found at run time, outside the bundle) and every module of node's own it loaded.
 const dir = mkdtempSync(join(tmpdir(), 'lazy-loading-'))
 const hooks = join(dir, 'hooks.mjs')
 writeFileSync(
@@ -27,6 +27,8 @@ register(${JSON.stringify(`file://${join(dir, 'loader.mjs')}`)})
 const require = createRequire(import.meta.url)
 process.on('exit', () => {
   for (const file of Object.keys(require.cache)) appendFileSync(process.env.LOADED_LOG, 'file://' + file + '\\n')
+  for (const entry of process.moduleLoadList)
+    if (entry.startsWith('NativeModule ')) appendFileSync(process.env.LOADED_LOG, 'node:' + entry.slice(13) + '\\n')
 })`,
 )
 
@@ -50,15 +52,15 @@ const loadedBy = async (env: Record<string, string>, requests: ReadonlyArray<str
       200,
     )
   expect(await svc.stop()).toBe(0)
-  const files = [
-    ...new Set(
-      readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((l) => l !== ''),
-    ),
-  ]
+  const lines = new Set(
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l !== ''),
+  )
+  const files = [...lines].filter((l) => l.startsWith('file:'))
   return {
     files,
+    builtin: (name: string) => lines.has(`node:${name}`),
     // What the files hold: the bundle's chunks say which packages they carry only in their code.
     holds: (text: string) => files.some((url) => readFileSync(fileURLToPath(url), 'utf8').includes(text)),
     loaded: (pkg: string) => files.some((url) => url.includes(`/node_modules/${pkg}/`)),
@@ -83,6 +85,11 @@ describe('what the shipped service loads, by storage', () => {
     expect(memory.holds(KYSELY)).toBe(false)
     expect(memory.loaded('swagger-ui-dist')).toBe(false)
     expect(memory.loaded('pino-pretty')).toBe(false)
+    // Required on first use only (scripts/lazy-requires.mjs): tls by prom-client's Pushgateway,
+    // zlib by it and by Koa's destroy, neither of which the service calls.
+    expect(memory.builtin('http')).toBe(true)
+    expect(memory.builtin('tls')).toBe(false)
+    expect(memory.builtin('zlib')).toBe(false)
   })
 
   it('loads swagger-ui-dist once the docs are asked for, and pg and kysely on PostgreSQL (the probes work)', async () => {
