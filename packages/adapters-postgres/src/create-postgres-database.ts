@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { rememberHandle, type RunStatement } from './database-handles.js'
+import { rememberHandle } from './database-handles.js'
 import { guardPool } from './guarded-pool.js'
 import { poolerAwareness, type ConnectionFacts, type PoolerMode } from './pooler.js'
 import type { Database } from './schema.js'
@@ -126,7 +126,6 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
     lockTimeoutMs: settings.lock_timeout,
     statementTimeoutMs,
     connectionFacts,
-    run: guarded.run as RunStatement,
     runPrepared: guarded.runPrepared,
     runPreparedAfter: guarded.runPreparedAfter,
   })

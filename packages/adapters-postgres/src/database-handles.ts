@@ -19,7 +19,6 @@ export type HandleFacts = {
   /** The server's statement timeout, 0 for none. */
   readonly statementTimeoutMs: number
   readonly connectionFacts: () => Promise<ConnectionFacts>
-  readonly run: RunStatement
   readonly runPrepared: RunPrepared
   readonly runPreparedAfter: RunPreparedAfter
 }
@@ -47,10 +46,10 @@ export const throughPooler = async (db: object): Promise<boolean> =>
  * layer each, which cost a request on PostgreSQL allocation and microtasks: bench/RESULTS.md); on
  * any other kysely handle, through kysely.
  */
-export const runStatementOn = (db: Kysely<Database>): RunStatement =>
-  handles.get(db)?.run ??
-  (<Row>(text: string, values: ReadonlyArray<unknown>) =>
-    db.executeQuery(CompiledQuery.raw(text, [...values]) as CompiledQuery<Row>))
+const runStatementOn =
+  (db: Kysely<Database>): RunStatement =>
+  <Row>(text: string, values: ReadonlyArray<unknown>) =>
+    db.executeQuery(CompiledQuery.raw(text, [...values]) as CompiledQuery<Row>)
 
 /**
  * How the adapters run a statement of the request path on `db`: on a handle made by
@@ -79,9 +78,16 @@ export const preparedRunnerOn = (db: Kysely<Database>): RunPrepared => {
     )
 }
 
-// A value as PostgreSQL's text output gives it, for the types of the statements' columns (text, int8).
+// A value as PostgreSQL's text output gives it, for the types of the statements' columns (text,
+// int8, boolean).
 const asText = (value: unknown): string | null =>
-  value === null || value === undefined ? null : String(value)
+  value === null || value === undefined
+    ? null
+    : typeof value === 'boolean'
+      ? value
+        ? 't'
+        : 'f'
+      : String(value)
 
 /**
  * How the adapters run two statements of the request path one after the other: on a handle made by

@@ -1,12 +1,13 @@
 import { IDEMPOTENCY_WINDOW_MS } from '@pets/domain'
 import { CLEANUP_LOCK } from './advisory-locks.js'
-import type { RunStatement } from './database-handles.js'
+import type { RunPrepared, Statement } from './statement.js'
 
 // One batch: the oldest expired records, at most $3, by the index on created_at, removed only by
 // the instance that holds the cleanup lock for this transaction (tried, never waited for: another
 // instance's turn is simply skipped). A record replaced meanwhile has a new created_at, and the
 // DELETE checks it again, so a fresh record is never removed.
-const REMOVE_BATCH = `WITH turn AS (SELECT pg_try_advisory_xact_lock(${CLEANUP_LOCK}) AS mine),
+const REMOVE_BATCH: Statement<{ readonly mine: boolean; readonly removed: number }> = {
+  text: `WITH turn AS (SELECT pg_try_advisory_xact_lock(${CLEANUP_LOCK}) AS mine),
   cut AS (SELECT coalesce($1::timestamptz, now() - $2::bigint * interval '1 millisecond') AS before),
   gone AS (
     DELETE FROM idempotency_records r
@@ -18,7 +19,10 @@ const REMOVE_BATCH = `WITH turn AS (SELECT pg_try_advisory_xact_lock(${CLEANUP_L
     WHERE r.api_key_id = old.api_key_id AND r.idempotency_key = old.idempotency_key
       AND r.created_at < (SELECT before FROM cut)
     RETURNING 1)
-  SELECT (SELECT mine FROM turn) AS mine, (SELECT count(*) FROM gone) AS removed`
+  SELECT (SELECT mine FROM turn) AS mine, (SELECT count(*) FROM gone) AS removed`,
+  columns: ['mine', 'removed'],
+  decode: ([mine, removed]) => ({ mine: mine === 't', removed: Number(removed) }),
+}
 
 /**
  * Removes the idempotency records made before `before` (null: older than IDEMPOTENCY_WINDOW_MS by
@@ -26,16 +30,21 @@ const REMOVE_BATCH = `WITH turn AS (SELECT pg_try_advisory_xact_lock(${CLEANUP_L
  * short or another instance has the turn: a large backlog never runs into the statement timeout.
  */
 export const removeExpiredRecords = async (
-  run: RunStatement,
+  run: RunPrepared,
   before: Date | null,
   batchSize: number,
 ): Promise<number> => {
+  const values = [before?.toISOString() ?? null, String(IDEMPOTENCY_WINDOW_MS), String(batchSize)]
+  const batch = () =>
+    new Promise<{ readonly mine: boolean; readonly removed: number }>((resolve, reject) =>
+      run(REMOVE_BATCH, values, (error, rows) =>
+        error === undefined ? resolve(rows[0] ?? { mine: false, removed: 0 }) : reject(error),
+      ),
+    )
   let total = 0
   for (;;) {
-    const values = [before, String(IDEMPOTENCY_WINDOW_MS), batchSize]
-    const { rows } = await run<{ mine: boolean; removed: string }>(REMOVE_BATCH, values)
-    const removed = Number(rows[0]?.removed ?? 0)
+    const { mine, removed } = await batch()
     total += removed
-    if (rows[0]?.mine !== true || removed < batchSize) return total
+    if (!mine || removed < batchSize) return total
   }
 }

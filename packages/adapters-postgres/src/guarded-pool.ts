@@ -14,12 +14,7 @@ import {
 
 /** The kysely pool over a pg pool, and what it counts, for tests and metrics. */
 export type GuardedPool = PostgresPool & {
-  /**
-   * Runs one statement on a connection of its own, checked out and released around it, with the
-   * same guards as a query through `connect`: without kysely's layers, for the adapters' own SQL.
-   */
-  readonly run: (text: string, values: ReadonlyArray<unknown>) => Answer
-  /** Runs a statement of the request path the same way, without a promise (statement.ts). */
+  /** Runs a statement of the request path on a connection of its own, checked out and released around it (statement.ts). */
   readonly runPrepared: RunPrepared
   /** Runs two statements of the request path, one after the other, on one connection. */
   readonly runPreparedAfter: RunPreparedAfter
@@ -177,14 +172,6 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
 
   return {
     connect: async () => (await checkedOut()).wrapper,
-    run: async (text, values) => {
-      const entry = await checkedOut()
-      try {
-        return await query(entry, text, values)
-      } finally {
-        entry.wrapper.release()
-      }
-    },
     runPrepared: <Row>(statement: Statement<Row>, values: ReadonlyArray<string | null>, done: RunDone<Row>) =>
       runSteps(undefined, [], statement, values, done),
     runPreparedAfter: runSteps,

@@ -17,7 +17,6 @@ import {
   lockTimeoutOf,
   preparedPairRunnerOn,
   preparedRunnerOn,
-  runStatementOn,
 } from './database-handles.js'
 import { newIntent, REGISTER_INTENT } from './insert-intents.js'
 import { removeExpiredRecords } from './expired-records.js'
@@ -121,7 +120,6 @@ export const createPostgresIdempotentPetCreations = (
   options: PostgresIdempotentPetCreationsOptions = {},
 ): IdempotentPetCreations => {
   const byRequest = options.clock === 'request'
-  const run = runStatementOn(db)
   const runPrepared = preparedRunnerOn(db)
   const runPair = preparedPairRunnerOn(db)
   const lifetimeMs = intentLifetimeOf(db)
@@ -173,6 +171,9 @@ export const createPostgresIdempotentPetCreations = (
         TE.flatMap(TE.fromEither),
       ),
     removeExpired: (before) =>
-      tryStore(() => removeExpiredRecords(run, byRequest ? before : null, batchSize), onRemoveExpired),
+      tryStore(
+        () => removeExpiredRecords(runPrepared, byRequest ? before : null, batchSize),
+        onRemoveExpired,
+      ),
   }
 }

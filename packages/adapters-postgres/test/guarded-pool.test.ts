@@ -3,7 +3,8 @@ import { run, runLeft } from '@pets/domain/testing'
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { createPostgresDatabase, createPostgresPetRepository, tryStore } from '../src/index.js'
-import { runStatementOn } from '../src/database-handles.js'
+import { preparedRunnerOn } from '../src/database-handles.js'
+import type { Statement } from '../src/statement.js'
 import { startSilentProxy } from './support/silent-proxy.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
@@ -55,10 +56,17 @@ describe('dead connections leave the pool', () => {
 
   it('runs a statement on the guarded pool directly, and gives the connection back after a failure too', async () => {
     const { db, pool, evictions } = await open({ poolSize: 1 })
-    const runStatement = runStatementOn(db)
-    await expect(runStatement('SELECT 1 / $1::int AS never', [0])).rejects.toMatchObject({ code: '22012' })
+    const runPrepared = preparedRunnerOn(db)
+    const runStatement = (text: string, value: string) =>
+      new Promise<Array<number>>((resolve, reject) => {
+        const statement: Statement<number> = { text, columns: ['n'], decode: ([n]) => Number(n) }
+        runPrepared(statement, [value], (error, rows) =>
+          error === undefined ? resolve(rows) : reject(error),
+        )
+      })
+    await expect(runStatement('SELECT 1 / $1::int AS n', '0')).rejects.toMatchObject({ code: '22012' })
     // With the only connection still out, this would wait and time out.
-    expect((await runStatement<{ one: number }>('SELECT $1::int AS one', [1])).rows).toEqual([{ one: 1 }])
+    expect(await runStatement('SELECT $1::int AS n', '1')).toEqual([1])
     expect(pool.idleCount).toBe(1)
     // A division by zero is the server's answer: the connection stays.
     expect(evictions()).toBe(0)
