@@ -10,10 +10,7 @@ export type OperationCalls = {
 
 const keyOf = (c: OperationCalls) => `${c.keyId}\u0000${c.operation}`
 
-/**
- * Merges entries of the same key and operation: their calls add up, and the latest call wins.
- * The result is ordered by key id, then operation, as text.
- */
+/** Merges entries of one key and operation (calls add up, the latest call wins), in key order. */
 export const mergeCalls = (entries: ReadonlyArray<OperationCalls>): ReadonlyArray<OperationCalls> => {
   const merged = new Map<string, OperationCalls>()
   for (const entry of entries) {

@@ -39,13 +39,9 @@ type Answer = E.Either<StoreUnavailable, O.Option<ApiKeyOwner>>
 const UNKNOWN: Answer = E.right(O.none)
 
 /**
- * One authenticator over every place keys are kept (such as the keys a storage was given, then its
- * stored keys), asked in order by the key's digest, made once per key (the last key's is kept):
- * memory first, and a lookup only where memory cannot tell. A key a lookup found unknown is
- * remembered for `forMs`, so that a client retrying a wrong or revoked key costs one query per
- * `forMs`, and is answered from memory meanwhile (never limited). Nothing is remembered of a known
- * key, nor of an answer the store could not give. A key unknown now only becomes known by being
- * issued anew, and a new key is random: remembering its digest for seconds refuses nobody.
+ * One authenticator over several lookups, asked in order by the key's digest: memory first, a lookup
+ * only where memory cannot tell. A key found unknown is answered from memory for `forMs`, so a retried
+ * wrong key costs one query per `forMs`; new keys are random, so this refuses nobody.
  */
 export const authenticatorByDigest = (
   digestOf: (key: string) => string,
@@ -89,7 +85,6 @@ export const authenticatorByDigest = (
   }
   return {
     fromMemory: (key) => fromMemory(digest(key)),
-    // One pass: each place from memory, and looked up only where memory cannot tell.
     authenticate: (key) => async () => {
       const d = digest(key)
       let lookedUp = false

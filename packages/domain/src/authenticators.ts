@@ -5,8 +5,7 @@ import type { Authenticator } from './ports.js'
 
 /** An authenticator that accepts a key when any of `authenticators` does, asking them in order. */
 export const anyAuthenticator = (...authenticators: ReadonlyArray<Authenticator>): Authenticator => ({
-  // A loop rather than a chain of TaskEithers: this runs on every request, and each link of a
-  // chain costs a promise of its own.
+  // A loop, not a chain of TaskEithers: each link would cost a promise, on every request.
   authenticate: (apiKey) => async () => {
     for (const authenticator of authenticators) {
       const found = await authenticator.authenticate(apiKey)()

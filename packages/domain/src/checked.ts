@@ -6,10 +6,8 @@ export class CheckedType<B, A> extends t.Type<B, A, unknown> {
 }
 
 /**
- * A codec that accepts what `base` accepts and `problem` finds nothing wrong with. Each failure
- * carries a message for people ("must be …"), which `describeErrors` puts after the field's name.
- * How the rule is stated to other programs (JSON Schema, OpenAPI) is the wire's business, not the
- * domain's: see `@pets/wire`.
+ * A codec that accepts what `base` accepts and `problem` finds nothing wrong with; each failure has
+ * a message for people ("must be …"). Stating the rule to programs (JSON Schema) is `@pets/wire`'s.
  */
 export const checked = <B extends A, A>(
   name: string,

@@ -24,9 +24,8 @@ const nameOf = (key: string) =>
   key === '' ? '""' : key.length <= LONGEST_NAME ? key : `${key.slice(0, LONGEST_NAME)}…`
 
 /**
- * `decoded`, unless `input` has keys other than `known` or `extra` issues: then every issue
- * together, the codec's first, then `extra`, then the unknown keys: the first UNKNOWN_NAMED by
- * name and "N more are unknown too", so that a body of one-letter keys gets a short answer.
+ * `decoded`, unless `input` has keys outside `known` or `extra` is not empty: then every issue, the
+ * unknown keys past UNKNOWN_NAMED counted, not named, so a flood of keys gets a short answer.
  */
 export const refuseUnknownKeys = <A>(
   input: object,
@@ -54,9 +53,8 @@ const isObject = (u: unknown): u is Record<string, unknown> =>
 const decodeNewPetFields = decodeWith(NewPet)
 
 /**
- * Checks an untrusted value against the invariants of a new pet: an object of exactly its fields.
- * Every wrong, missing or unknown field is named; a field the store does not keep (`id`
- * included) is refused, never dropped (CONTRACT).
+ * Checks an untrusted value against the invariants of a new pet, naming every wrong field.
+ * CONTRACT: a field the store does not keep (`id` included) is refused, never dropped.
  */
 export const decodeNewPet = (input: unknown): E.Either<InvalidInput, NewPet> =>
   isObject(input)

@@ -7,10 +7,7 @@ export type InvalidInput = { readonly _tag: 'InvalidInput'; readonly issues: Rea
 export type PetNotFound = { readonly _tag: 'PetNotFound'; readonly id: PetId }
 /** The operation has passed its sunset and is no longer served. */
 export type Gone = { readonly _tag: 'Gone'; readonly operation: string; readonly sunset: Date }
-/**
- * The store cannot be reached, or did not answer in time; trying again later may work.
- * `refusesWrites`: it answers, but accepts no changes (a failover in progress); reads work.
- */
+/** The store is unreachable or slow; with `refusesWrites`, it reads but refuses changes (failover). */
 export type StoreUnavailable = {
   readonly _tag: 'StoreUnavailable'
   readonly cause?: unknown

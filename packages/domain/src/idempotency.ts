@@ -32,10 +32,7 @@ export const IdempotencyKey = checked<IdempotencyKey, string>(
 export type PetCreationRequest = {
   readonly owner: ApiKeyId
   readonly key: IdempotencyKey
-  /**
-   * What was asked, reduced to a string: equal for the same request, different for another
-   * (the HTTP adapter gives a digest of the body's canonical JSON).
-   */
+  /** The request reduced to a string, equal only for the same request (HTTP: a digest of the body). */
   readonly fingerprint: string
   readonly pet: NewPet
 }

@@ -5,7 +5,7 @@ import { checked } from './checked.js'
 export const MAX_ID = Number.MAX_SAFE_INTEGER
 /** The longest pet name, in Unicode code points. */
 export const MAX_NAME_LENGTH = 255
-/** The largest page of a pet listing, and the page size when none is asked for. */
+/** The largest page of a pet listing. */
 export const MAX_PAGE_LIMIT = 100
 /** The page size of a listing when none is asked for. */
 export const DEFAULT_PAGE_LIMIT = 20
@@ -18,7 +18,6 @@ export const PET_STATUSES: ReadonlyArray<PetStatus> = ['available', 'pending', '
 /** CONTRACT: a pet added without a status is available. */
 export const DEFAULT_PET_STATUS: PetStatus = 'available'
 
-// One bound pair gives the check and its message, so they cannot disagree.
 const boundedInteger = <B extends number>(name: string, min: number, max: number) => {
   const expected = `must be an integer from ${min} to ${max}`
   return checked<B, number>(name, t.number, expected, (n) =>

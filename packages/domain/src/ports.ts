@@ -23,10 +23,7 @@ export interface PetRepository {
 /** Tells whether an API key is valid and whose it is. A revoked key is unknown from the next call on. */
 export interface Authenticator {
   readonly authenticate: (apiKey: string) => TE.TaskEither<StoreUnavailable, O.Option<ApiKeyOwner>>
-  /**
-   * The same answer without I/O, when memory alone decides it; `undefined` when only a lookup in
-   * the store can. A caller limits lookups, never these answers. Without it, every key is a lookup.
-   */
+  /** The answer without I/O when memory alone can tell, else `undefined`; only lookups are rate-limited. */
   readonly fromMemory?: (apiKey: string) => O.Option<ApiKeyOwner> | undefined
 }
 
@@ -43,15 +40,9 @@ export interface Clock {
   readonly now: () => Date
 }
 
-/**
- * Counts each API key's calls per operation, so that the callers of a deprecated operation can be
- * found, and told, before its sunset. Counts only grow; nothing here is ever a secret.
- */
+/** Counts each API key's calls per operation, to find who still calls one before its sunset. */
 export interface ApiKeyUsageLog {
-  /**
-   * Adds each entry's calls to its key's count for its operation, and moves the last call forward
-   * (never back). Entries of the same key and operation may repeat; all of them count.
-   */
+  /** Adds each entry's calls (repeated entries all count); the last call only moves forward. */
   readonly add: (entries: ReadonlyArray<OperationCalls>) => TE.TaskEither<StoreUnavailable, void>
   /** Every key's counts, ordered by key id, then operation, as text. */
   readonly list: () => TE.TaskEither<StoreUnavailable, ReadonlyArray<OperationCalls>>
@@ -63,16 +54,13 @@ export interface StoreHealth {
 }
 
 /**
- * Adds pets at most once per API key and idempotency key, keeping a record of each addition (the
- * pet, the request's fingerprint, the instant) written together with the pet: all or nothing.
- * Also across processes on one store, a request whose key is being performed elsewhere is refused
- * at once, never made to wait.
+ * Adds pets at most once per API key and idempotency key, the pet and its record written together.
+ * A key being performed elsewhere, even in another process, is refused at once, never waited for.
  */
 export interface IdempotentPetCreations {
   /**
-   * Adds the pet and records it, unless an unexpired record of this key exists: then it gives that
-   * record's pet when the fingerprint matches, else `IdempotencyKeyReused`. `IdempotencyKeyInUse`
-   * while another request with this key is being performed. A failure records nothing.
+   * Adds and records the pet, unless an unexpired record of the key exists: then its pet if the
+   * fingerprint matches, else `IdempotencyKeyReused`. A failure records nothing.
    */
   readonly addOnce: (
     creation: IdempotentCreation,
@@ -82,18 +70,13 @@ export interface IdempotentPetCreations {
 }
 
 /**
- * Everything the service keeps, behind its ports: what one storage adapter provides, whole. Each
- * storage module (in memory, PostgreSQL) returns one; the composition picks one by configuration.
- * Nothing runs in the background before `start`, and nothing after `close`.
+ * Everything the service keeps, as one storage adapter (memory, PostgreSQL) provides it. Nothing
+ * runs in the background before `start`, nor after `close`.
  */
 export interface Storage {
   readonly pets: PetRepository
-  /** Issues, lists and revokes the stored keys. */
   readonly apiKeys: ApiKeyStore
-  /**
-   * Who holds a key, from everything this storage knows: the keys it was given at its making (such
-   * as those of API_KEYS), then its stored ones; the key hashed once, memory first.
-   */
+  /** Who holds a key: first the keys given at its making (API_KEYS), then the stored ones. */
   readonly authenticator: Authenticator
   readonly usageLog: ApiKeyUsageLog
   readonly creations: IdempotentPetCreations

@@ -1,7 +1,4 @@
-/**
- * Checks `check` every 10 ms until it holds, and fails naming `what` when it still does not after
- * `timeoutMs`: a deadline, never a fixed sleep.
- */
+/** Checks `check` every 10 ms until it holds; fails naming `what` after `timeoutMs`, never sleeps blind. */
 export const pollUntil = async (
   what: string,
   check: () => boolean | Promise<boolean>,

@@ -13,10 +13,8 @@ export type OpenStorage = () => Promise<Storage>
 const everything = { limit: 1000, after: 0 as PageCursor }
 
 /**
- * The behaviour of a storage as a whole, on top of the contract suites of its ports (run those
- * too): its ports share one store (a pet added once is a pet like any other, in one sequence of
- * ids), it starts and closes as the composition expects, and two storages opened apart share
- * nothing. Run it from each storage module's tests.
+ * A storage as a whole, beyond its ports' suites (run those too): the ports share one store, it starts
+ * and closes as the composition expects, and two storages share nothing.
  */
 export const describeStorageContract = (adapter: string, open: OpenStorage) =>
   describe(`Storage contract (${adapter})`, () => {

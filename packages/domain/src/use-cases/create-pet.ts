@@ -4,10 +4,7 @@ import { IDEMPOTENCY_WINDOW_MS, type PetCreationRequest } from '../idempotency.j
 import { toPetData, type NewPet, type Pet } from '../pet.js'
 import type { Clock, IdempotentPetCreations, PetRepository } from '../ports.js'
 
-/**
- * A request to add a pet. With `once` (the idempotency key, whose API key sent it, and the
- * request's fingerprint) it is performed at most once per key within 24 hours.
- */
+/** A request to add a pet; with `once`, it is performed at most once per key within 24 hours. */
 export type CreatePetRequest = {
   readonly pet: NewPet
   readonly once?: Omit<PetCreationRequest, 'pet'>
@@ -16,10 +13,7 @@ export type CreatePetRequest = {
 /** A request with an idempotency key, to a host whose store keeps no record of such requests. */
 export type IdempotencyUnsupported = { readonly _tag: 'IdempotencyUnsupported' }
 
-/**
- * What createPet needs: the pets, and, to serve requests with an idempotency key, the store of
- * such requests and the clock that dates them.
- */
+/** What createPet needs; `creations` and `clock` only to serve requests with an idempotency key. */
 export type CreatePetDeps =
   | { readonly pets: PetRepository; readonly creations?: undefined }
   | { readonly pets: PetRepository; readonly creations: IdempotentPetCreations; readonly clock: Clock }
@@ -30,12 +24,7 @@ export type CreatePetError =
 
 const UNSUPPORTED: IdempotencyUnsupported = { _tag: 'IdempotencyUnsupported' }
 
-/**
- * Adds a pet to the catalogue; the store assigns its id. With an idempotency key, a repeat of the
- * same request gives the first one's pet again, another request under the same key is refused
- * (IdempotencyKeyReused), and so is a repeat while the first is still being performed
- * (IdempotencyKeyInUse).
- */
+/** Adds a pet (the store assigns its id); with an idempotency key, a repeat gives the first pet again. */
 export const createPet =
   (deps: CreatePetDeps) =>
   ({ pet, once }: CreatePetRequest): TE.TaskEither<CreatePetError, Pet> => {

@@ -8,11 +8,7 @@ export type ForgetExpiredCreationsDeps = {
   readonly clock: Clock
 }
 
-/**
- * Removes the records of idempotent additions older than 24 hours, so that the store stays
- * bounded; says how many it removed. Run it now and then: an expired record is never replayed
- * in between, it only takes room.
- */
+/** Removes idempotency records older than 24 hours (never replayed, they only take room); says how many. */
 export const forgetExpiredCreations =
   ({ creations, clock }: ForgetExpiredCreationsDeps) =>
   (): TE.TaskEither<StoreUnavailable, number> =>

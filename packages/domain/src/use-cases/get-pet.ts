@@ -10,10 +10,7 @@ export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z')
 /** What getPet needs: the clock decides when the sunset has come. */
 export type GetPetDeps = { readonly pets: PetRepository; readonly clock: Clock }
 
-/**
- * Finds one pet by id. Deprecated: list with a status filter instead. From the sunset on it
- * answers `Gone` for every id, found or not.
- */
+/** Finds one pet by id. Deprecated for listing by status; from the sunset on, `Gone` for every id. */
 export const getPet =
   ({ pets, clock }: GetPetDeps) =>
   (id: PetId): TE.TaskEither<Gone | PetNotFound | StoreUnavailable, Pet> =>

@@ -18,8 +18,7 @@ export const listPets =
     const after = query.after ?? (0 as PageCursor)
     // One row more than asked tells whether a next page exists.
     const limit = query.limit + 1
-    // Object literals, not `{ ...query, limit }`: V8 clones the query's map and then overwrites
-    // its `limit`, which cost 3–4 µs a call: 5.2 µs for the use case in memory, 1.6 µs without.
+    // Literals, not `{ ...query, limit }`: V8 would clone the query's map, then overwrite `limit`.
     const listing: PetListing =
       query.status === undefined ? { after, limit } : { after, limit, status: query.status }
     return pipe(
