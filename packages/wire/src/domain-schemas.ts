@@ -24,11 +24,7 @@ const integer = (minimum: number, maximum: number, format?: 'int64'): JsonSchema
   maximum,
 })
 
-/**
- * The JSON Schema of each checked codec of the domain: the rule the codec checks, stated again for
- * interface descriptions. The domain knows its rules, not JSON Schema; `test/domain-schemas.test.ts`
- * holds each schema to its codec's own answers.
- */
+/** The JSON Schema of each checked domain codec, held to the codec's answers by `domain-schemas.test.ts`. */
 export const DOMAIN_SCHEMAS: ReadonlyMap<t.Mixed, JsonSchema> = new Map<t.Mixed, JsonSchema>([
   [PetId, integer(1, MAX_ID, 'int64')],
   [CategoryId, integer(1, MAX_ID, 'int64')],

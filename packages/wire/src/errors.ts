@@ -2,10 +2,7 @@ import { checked } from '@pets/domain'
 import * as t from 'io-ts'
 import { described } from './json-schema.js'
 
-/**
- * CONTRACT: every `code` of an Error body, with the HTTP status it always comes with and its title
- * for people. The server answers from this table, the client decodes with it, the tests read it.
- */
+/** CONTRACT: every `code` of an Error body, with the HTTP status it always comes with and its title. */
 export const ERRORS = {
   validation_failed: { status: 400, title: 'Validation failed' },
   unauthorized: { status: 401, title: 'Unauthorized' },

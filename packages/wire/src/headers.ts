@@ -8,11 +8,8 @@ export const HEADERS = {
   requestId: 'X-Request-Id',
   /** 429 and 503: whole seconds to wait before trying again. */
   retryAfter: 'Retry-After',
-  /** 405: the methods the path has. */
   allow: 'Allow',
-  /** 401: how to authenticate. */
   wwwAuthenticate: 'WWW-Authenticate',
-  /** 201: the URL of the pet added. */
   location: 'Location',
   /** A listing's next page (`rel="next"`), a deprecated operation's successor. */
   link: 'Link',

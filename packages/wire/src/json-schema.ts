@@ -1,10 +1,7 @@
 import * as t from 'io-ts'
 import { DOMAIN_SCHEMAS, type JsonSchema } from './domain-schemas.js'
 
-/**
- * A codec of the wire with its JSON Schema stated beside it: for the wire's own refinements, such as
- * an HTTP status or a header's syntax, which the domain does not define.
- */
+/** A wire codec with its JSON Schema beside it, for refinements the domain does not define (HTTP status). */
 export class Described<A, O> extends t.Type<A, O, unknown> {
   readonly _tag = 'Described' as const
   constructor(
@@ -93,11 +90,8 @@ const describe = (codec: t.Mixed, named: NamedCodecs, root = false): JsonSchema 
 }
 
 /**
- * The JSON Schema (draft 2020-12) of the values an io-ts codec accepts, built from the codec
- * itself: objects, partials and their intersections, key unions, arrays, the domain's checked
- * codecs (their schemas are in DOMAIN_SCHEMAS) and the wire's codecs `described` with their
- * schema. A named codec inside refers to its component.
- * A codec it cannot describe is a defect, so the document never describes less than is served.
+ * The JSON Schema (draft 2020-12) of what an io-ts codec accepts; a named codec inside refers to its
+ * component. A codec it cannot describe throws, so the document never describes less than is served.
  */
 export const jsonSchemaOf = (codec: t.Mixed, named: NamedCodecs = new Set()): JsonSchema =>
   describe(codec, named, true)
