@@ -15,12 +15,10 @@ export type MemoryApiKeyStoreOptions = {
   readonly now?: () => Date
 }
 
-// The owner is made once; the last use is a number, dated only when a record is read, so that a
-// request costs no allocation here beyond the digest.
+// Answers made once, the last use a number dated only when read: a request allocates only its digest.
 type Entry = {
   record: ApiKeyRecord
   readonly owner: ApiKeyOwner
-  /** What authenticate and fromMemory answer for this key, made once. */
   readonly known: Promise<E.Either<never, O.Option<ApiKeyOwner>>>
   readonly some: O.Option<ApiKeyOwner>
   lastUsedMs: number | null
@@ -31,13 +29,10 @@ const UNKNOWN: Promise<E.Either<never, O.Option<ApiKeyOwner>>> = Promise.resolve
 const recordOf = (entry: Entry): ApiKeyRecord =>
   entry.lastUsedMs === null ? entry.record : { ...entry.record, lastUsedAt: new Date(entry.lastUsedMs) }
 
-/**
- * An API-key store in memory. It keeps only SHA-256 digests: the plain key exists only in the
- * caller's hands (and once, when issued).
- */
 /** The store, and its keys by digest for a storage's authenticator. */
 export type MemoryApiKeyStore = ApiKeyStore & { readonly byDigest: KeyLookup }
 
+/** An API-key store in memory; it keeps only SHA-256 digests, never a plain key. */
 export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}): MemoryApiKeyStore => {
   const now = options.now ?? (() => new Date())
   const nowMs = options.now === undefined ? Date.now : () => now().getTime()
@@ -69,9 +64,7 @@ export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}):
   }
   for (const { key, name, id } of options.keys ?? []) add(key, name, id)
 
-  // The lookup is by digest: how long it takes tells an attacker about the digests it compared,
-  // never about a key. (Found this way, the digests are equal: comparing them again in constant
-  // time, as this store once did, added a Buffer per request and no safety.)
+  // Looked up by digest: its timing tells about digests, never a key, so no constant-time compare.
   const use = (digest: string): Entry | undefined => {
     const entry = byDigest.get(digest)
     if (entry === undefined || entry.record.revokedAt !== null) return undefined
@@ -81,7 +74,6 @@ export const createMemoryApiKeyStore = (options: MemoryApiKeyStoreOptions = {}):
   const fromMemory = (digest: string) => use(digest)?.some ?? O.none
 
   return {
-    // Runs on every request: the answers are made once, and the digest in one call.
     authenticate: (apiKey) => () => use(apiKeyDigest(apiKey))?.known ?? UNKNOWN,
     fromMemory: (apiKey) => fromMemory(apiKeyDigest(apiKey)),
     byDigest: { fromMemory, lookUp: (digest) => () => use(digest)?.known ?? UNKNOWN },

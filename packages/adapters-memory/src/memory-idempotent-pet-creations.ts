@@ -14,11 +14,7 @@ type Entry = { readonly fingerprint: string; readonly pet: Pet; readonly at: Dat
 // An idempotency key is printable ASCII, so the first line break ends it.
 const scopeOf = (owner: ApiKeyId, key: string) => `${key}\n${owner}`
 
-/**
- * Idempotent additions in the process's memory, adding through `pets`. The requests being
- * performed are in a set of their own, so a repeat during one is refused at once; a record is
- * kept only once the pet has been added. Shared by nothing outside this process.
- */
+/** Idempotent additions in this process's memory, through `pets`; a record is kept once its pet is added. */
 export const createMemoryIdempotentPetCreations = (pets: PetRepository): IdempotentPetCreations => {
   const records = new Map<string, Entry>()
   const running = new Set<string>()

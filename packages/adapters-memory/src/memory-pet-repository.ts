@@ -14,17 +14,12 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 const STATUS_CODES: ReadonlyMap<PetStatus, number> = new Map(PET_STATUSES.map((status, i) => [status, i]))
 
 /**
- * A pet repository in the process's memory: fast, and gone when the process ends.
- *
- * Ids are 1, 2, 3, … without gaps (nothing is removed), so the pet of id n is row n − 1, and a
- * listing after n starts at row n. The rows are columns, not a Pet object each: a name, a category
- * in a Float64Array (exact up to 2^53 − 1), a status in a Uint8Array: about 40 bytes a pet against
- * 90 for an object in an array, which was most of the memory mode's peak RSS under the benchmark's
- * creates (bench/RESULTS.md). A read makes its Pets, small objects that die young.
+ * A pet repository in the process's memory, gone when the process ends. Ids have no gaps, so pet n is
+ * row n − 1; rows are columns, not objects, for peak RSS (bench/RESULTS.md#in-memory-create).
  */
 export const createMemoryPetRepository = (): PetRepository => {
   const names: Array<PetName> = []
-  let categories = new Float64Array(1024)
+  let categories = new Float64Array(1024) // exact up to 2^53 − 1
   let statuses = new Uint8Array(1024)
   let count = 0
 
@@ -55,8 +50,7 @@ export const createMemoryPetRepository = (): PetRepository => {
   return {
     add: (data) =>
       TE.fromIO(() => {
-        // CONTRACT: ids strictly increase and are never reused. JavaScript runs this synchronously,
-        // so concurrent adds cannot interleave here.
+        // CONTRACT: ids strictly increase, never reused; this runs synchronously, so adds cannot interleave.
         if (count === categories.length) grow()
         names.push(data.name)
         categories[count] = data.categoryId

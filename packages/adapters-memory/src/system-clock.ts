@@ -1,9 +1,6 @@
 import type { Clock } from '@pets/domain'
 
-/**
- * The machine's clock, or, given `startAt`, a clock that starts at that instant and runs on at
- * the machine's pace (how CLOCK_NOW lets the sunset of an operation be tried from outside).
- */
+/** The machine's clock, or one that starts at `startAt` and runs at the machine's pace (CLOCK_NOW). */
 export const createSystemClock = (startAt?: Date): Clock => {
   if (startAt === undefined) return { now: () => new Date() }
   const offset = startAt.getTime() - Date.now()
