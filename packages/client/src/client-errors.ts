@@ -61,10 +61,7 @@ export type ServiceError =
   | NotImplemented
   | Unavailable
 
-/**
- * A response that is not what the contract promises: a body that does not decode, an unknown
- * code, a status that does not match its code (a proxy's HTML error page, a newer service).
- */
+/** A response the contract does not promise: a body that does not decode, an unknown code, a proxy's page. */
 export type UndecodableResponse = {
   readonly _tag: 'UndecodableResponse'
   readonly status: number
@@ -99,10 +96,7 @@ export const ERROR_TAGS: { readonly [C in ErrorCode]: Extract<ServiceError, { co
   unavailable: 'Unavailable',
 }
 
-/**
- * What `allPets` throws, since an async iterator has no left side: an Error whose `error` is the
- * typed failure.
- */
+/** What `allPets` throws, as an async iterator has no left side; `error` is the typed failure. */
 export class PetsClientFailure extends Error {
   override readonly name = 'PetsClientFailure'
   constructor(readonly error: PetsClientError) {

@@ -69,9 +69,8 @@ const toServiceError = (res: ReadResponse, body: t.TypeOf<typeof ErrorBody>): Se
 }
 
 /**
- * Decodes a response: with the codec of the operation when its status is the one of success,
- * else as an Error body whose `status` equals the HTTP status and whose code comes with that
- * status in the contract. Anything else is an UndecodableResponse.
+ * Decodes a response with the operation's codec on its success status, else as an Error body whose
+ * status and code agree with the HTTP status; anything else is an UndecodableResponse.
  */
 export const decodeResponse = <A>(
   res: ReadResponse,

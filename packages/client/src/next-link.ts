@@ -15,9 +15,8 @@ export const nextLinkOf = (header: string | null, base: string): URL | undefined
 }
 
 /**
- * Where to ask for the next page. The service writes its links with its PUBLIC_BASE_URL, which
- * may not be where this client reaches it (an internal address, a proxy): the API key is sent
- * only to the origin of `baseUrl`, so a link to another origin is followed there, with its query.
+ * Where to ask for the next page. A link to another origin than `baseUrl` (the service's PUBLIC_BASE_URL)
+ * is followed at `baseUrl` with its query, since the API key goes to that origin only.
  */
 export const nextPageUrl = (link: URL, baseUrl: string): string => {
   const base = new URL(baseUrl)

@@ -14,10 +14,7 @@ export type NewPetInput = { readonly name: string; readonly categoryId: number; 
 
 /** How createPet may be retried. */
 export type CreatePetOptions = {
-  /**
-   * Sends an Idempotency-Key (a new UUID, chosen when createPet is called), so that a 503, a 409
-   * or a lost response can be retried: the service adds the pet at most once.
-   */
+  /** Sends a new Idempotency-Key (a UUID), so that a 503, a 409 or a lost response is retried safely. */
   readonly safeRetries?: boolean
   /** Your own Idempotency-Key (1 to 255 printable ASCII characters); implies safe retries. */
   readonly idempotencyKey?: string
@@ -39,9 +36,8 @@ export type PetsClientOptions = {
 }
 
 /**
- * The operations of the animal store. Each returns a `TaskEither`, like the domain's use cases:
- * run it (`await client.listPets()()`) to get `Right` with the decoded value or `Left` with a
- * `PetsClientError`. Nothing is thrown, except by `allPets`, which throws a `PetsClientFailure`.
+ * The operations of the animal store, each a `TaskEither` to run (`await client.listPets()()`).
+ * Nothing is thrown, except by `allPets`, which throws a `PetsClientFailure`.
  */
 export interface PetsClient {
   /** One page of pets: from a query, or from the `next` link of the page before. */

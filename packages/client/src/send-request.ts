@@ -12,10 +12,7 @@ export type RetryOptions = {
   readonly defaultDelayMs?: number
 }
 
-/**
- * How freely a request may be sent again: `safe` (a GET), `keyed` (a POST with an
- * Idempotency-Key: the service performs it at most once) or `once` (a POST without one).
- */
+/** How freely a request may be sent again: `safe` (GET), `keyed` (POST with an Idempotency-Key), `once`. */
 export type Repeatable = 'safe' | 'keyed' | 'once'
 
 /** What sends requests: fetch, a sleep between attempts, and the bounds. */
@@ -48,10 +45,8 @@ const attempt = async (
   }
 }
 
-// CONTRACT: 429 and 503 carry Retry-After in whole seconds. A 429 was refused before anything
-// was done, so any request may repeat it; a 503 or a lost response may hide a pet that was
-// added, so a POST repeats those only with an Idempotency-Key, and only then is a 409 (the first
-// attempt still running) worth waiting for.
+// CONTRACT: 429 and 503 carry Retry-After in whole seconds. A 429 did nothing, so anything may repeat
+// it; a 503 or a lost response may hide an added pet, so a POST repeats them (or waits out a 409) only keyed.
 const delayBeforeRetry = (
   outcome: E.Either<NetworkFailure, ReadResponse>,
   repeatable: Repeatable,
@@ -73,9 +68,8 @@ const delayBeforeRetry = (
 }
 
 /**
- * Sends a request, and again while the answer says to retry and the bounds allow: at most
- * `maxAttempts` attempts, and never a wait that would take the total past `maxTotalWaitMs`. The
- * last outcome is returned as it is, so a 503 that outlasts the bounds reaches the caller.
+ * Sends a request, and again while the answer says to retry within `maxAttempts` and `maxTotalWaitMs`;
+ * the last outcome is returned as it is, so a 503 that outlasts the bounds reaches the caller.
  */
 export const sendRequest = async (
   transport: Transport,
