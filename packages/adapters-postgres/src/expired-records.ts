@@ -18,7 +18,11 @@ const REMOVE_BATCH: Statement<{ readonly mine: boolean; readonly removed: number
     ) AS old
     WHERE r.api_key_id = old.api_key_id AND r.idempotency_key = old.idempotency_key
       AND r.created_at < (SELECT before FROM cut)
-    RETURNING 1)
+    RETURNING 1),
+  -- The slots of insert intents unused for an hour (a process that ended): a live one comes back.
+  idle AS (
+    DELETE FROM pet_insert_intents
+    WHERE (SELECT mine FROM turn) AND intent IS NULL AND expires_at < now() - interval '1 hour')
   SELECT (SELECT mine FROM turn) AS mine, (SELECT count(*) FROM gone) AS removed`,
   columns: ['mine', 'removed'],
   decode: ([mine, removed]) => ({ mine: mine === 't', removed: Number(removed) }),

@@ -6,41 +6,62 @@ import { toPet } from './to-pet-id.js'
 // CONTRACT: walking `next` links sees every pet exactly once, also while pets are added. An id is
 // drawn before its row commits, so inserts may commit out of id order, and a reader must not pass
 // an id whose row is still to come. Each insert first registers an intent in a transaction of its
-// own, "every id I draw is above `lowest_id`", and deletes it in the transaction of its pets; a
+// own, "every id I draw is above `lowest_id`", and clears it in the transaction of its pets; a
 // listing returns only ids below the lowest intent (its horizon). In one snapshot either the intent
 // or the pets are there, and an id drawn after a listing's snapshot is above every id it saw:
 // inserts commit in parallel, with no lock between them (ARCHITECTURE.md, "How writes keep paging
 // exactly-once").
 
-/** Registers the intent `$1` for `$2` ms, and removes intents that expired unclaimed. */
+/**
+ * Registers the intent `$2` in the slot `$1` for `$3` ms. A slot is a row that a process's inserts
+ * use one after the other: an update in place, on the table's one page, never a new row.
+ */
 export const REGISTER_INTENT: Statement<unknown> = {
-  text: `WITH swept AS (
-      DELETE FROM pet_insert_intents WHERE token IN (
-        SELECT token FROM pet_insert_intents WHERE expires_at < clock_timestamp() FOR UPDATE SKIP LOCKED))
-    INSERT INTO pet_insert_intents (token, lowest_id, expires_at)
-    SELECT $1::uuid,
+  text: `INSERT INTO pet_insert_intents AS i (slot, intent, lowest_id, expires_at)
+    VALUES ($1::uuid, $2::uuid,
       coalesce(pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass), 0) + 1,
-      clock_timestamp() + $2::integer * interval '1 millisecond'
+      clock_timestamp() + $3::integer * interval '1 millisecond')
+    ON CONFLICT (slot) DO UPDATE
+      SET intent = excluded.intent, lowest_id = excluded.lowest_id, expires_at = excluded.expires_at
     RETURNING lowest_id`,
   // A column of its own: behind a pooler, the settings sent in front of it answer rows too.
   columns: ['lowest_id'],
   decode: () => undefined,
 }
 
+/** The SQL that claims the intent `$<intent>` of slot `$<slot>`, with the pets of its insert. */
+export const claimIntent = (slot: number, intent: number): string =>
+  `UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL
+    WHERE slot = $${slot}::uuid AND intent = $${intent}::uuid AND expires_at > clock_timestamp()
+    RETURNING 1`
+
 /**
- * Removes intents that expired unclaimed (their writer stalled or died). One being claimed is
+ * Clears intents that expired unclaimed (their writer stalled or died). One being claimed is
  * locked by its insert and skipped: it ends with that insert's transaction.
  */
 const SWEEP_INTENTS: Statement<unknown> = {
-  text: `DELETE FROM pet_insert_intents WHERE token IN (
-      SELECT token FROM pet_insert_intents WHERE expires_at < clock_timestamp() FOR UPDATE SKIP LOCKED)
-    RETURNING token`,
-  columns: ['token'],
+  text: `UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL WHERE slot IN (
+      SELECT slot FROM pet_insert_intents WHERE intent IS NOT NULL AND expires_at < clock_timestamp()
+      FOR UPDATE SKIP LOCKED)
+    RETURNING slot`,
+  columns: ['slot'],
   decode: () => undefined,
 }
 
-/** A fresh intent's token and lifetime, the values of REGISTER_INTENT. */
-export const newIntent = (lifetimeMs: number): readonly [string, string] => [randomUUID(), String(lifetimeMs)]
+/** The slots of one writer's inserts under way: `take` one per insert, `give` it back at its end. */
+export const intentSlots = (count: number) => {
+  const free: Array<string> = Array.from({ length: count }, () => randomUUID())
+  return {
+    /** A slot, and the values of REGISTER_INTENT for a fresh intent in it. */
+    take: (lifetimeMs: number): readonly [string, string, string] => {
+      const slot = free.pop()
+      if (slot === undefined)
+        throw new Error('every slot of this writer is in use: one more insert than its slots')
+      return [slot, randomUUID(), String(lifetimeMs)]
+    },
+    give: (slot: string) => void free.push(slot),
+  }
+}
 
 /** The marker of a page cut short by an insert under way: the lowest intent, and whether it expired. */
 type Cut = { readonly cut: 'running' | 'expired' }
@@ -55,7 +76,7 @@ const MAX_ID = '9223372036854775807'
 export const listingStatement = (filter: string, limit: string): Statement<ListRow> => ({
   text: `WITH horizon AS MATERIALIZED (
       SELECT min(lowest_id) AS below, bool_or(expires_at < clock_timestamp()) AS expired
-      FROM pet_insert_intents)
+      FROM pet_insert_intents WHERE intent IS NOT NULL)
     (SELECT id, name, category_id, status FROM pets
       WHERE ${filter} AND id < coalesce((SELECT below FROM horizon), ${MAX_ID})
       ORDER BY id LIMIT ${limit})

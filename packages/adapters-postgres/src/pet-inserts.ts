@@ -1,5 +1,5 @@
 import type { Pet, PetData } from '@pets/domain'
-import { newIntent, REGISTER_INTENT } from './insert-intents.js'
+import { intentSlots, REGISTER_INTENT } from './insert-intents.js'
 import type { RunPreparedAfter, Statement } from './statement.js'
 
 /** The most creations one statement carries; more wait for the next. */
@@ -83,11 +83,14 @@ export const batchPetInserts = (
   intentLifetimeMs: number,
   inFlight: number,
 ): PetInserts => {
+  const slots = intentSlots(inFlight)
   const enqueue = batchStatements<Waiting>(
     MAX_INSERT_BATCH,
     (batch, ended) => {
-      const intent = newIntent(intentLifetimeMs)
-      run(REGISTER_INTENT, intent, insert, [lockTimeout, asJson(batch), intent[0]], (error, rows) => {
+      const intent = slots.take(intentLifetimeMs)
+      const [slot, token] = intent
+      run(REGISTER_INTENT, intent, insert, [lockTimeout, asJson(batch), slot, token], (error, rows) => {
+        slots.give(slot)
         ended()
         if (error !== undefined) for (const w of batch) w.fail(error)
         else answer(batch, rows)

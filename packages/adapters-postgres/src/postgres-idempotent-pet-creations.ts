@@ -18,7 +18,7 @@ import {
   preparedPairRunnerOn,
   preparedRunnerOn,
 } from './database-handles.js'
-import { newIntent, REGISTER_INTENT } from './insert-intents.js'
+import { intentSlots, REGISTER_INTENT } from './insert-intents.js'
 import { removeExpiredRecords } from './expired-records.js'
 import { batchStatements, MAX_INSERT_BATCH } from './pet-inserts.js'
 import type { Database } from './schema.js'
@@ -65,7 +65,7 @@ const createOnceWith = (call: string): Statement<Row> => ({
   decode: ([position, outcome, ...pet]) => ({ position: Number(position), answer: toAnswer(outcome!, pet) }),
 })
 const createOnce = createOnceWith(
-  'create_pets_once_claimed($5::uuid, $1::jsonb, $2::timestamptz, $3::bigint, $4::integer)',
+  'create_pets_once_claimed($5::uuid, $6::uuid, $1::jsonb, $2::timestamptz, $3::bigint, $4::integer)',
 )
 // In a caller's transaction, an intent would be seen by no one before it commits: the function of
 // migration 0007 takes the ordering lock alone instead (as postgres-pet-repository.ts explains).
@@ -123,6 +123,7 @@ export const createPostgresIdempotentPetCreations = (
   const runPrepared = preparedRunnerOn(db)
   const runPair = preparedPairRunnerOn(db)
   const lifetimeMs = intentLifetimeOf(db)
+  const slots = intentSlots(1)
   const lockTimeoutMs = String(options.lockTimeoutMs ?? lockTimeoutOf(db))
   const batchSize = options.cleanupBatchSize ?? 1000
   const onAddOnce = reportAs(options, 'creations.addOnce')
@@ -146,14 +147,15 @@ export const createPostgresIdempotentPetCreations = (
         else answer(batch, rows)
       }
       if (db.isTransaction) return runPrepared(createOnceAlone, values, answered)
-      const intent = newIntent(lifetimeMs)
-      runPair(REGISTER_INTENT, intent, createOnce, [...values, intent[0]], (error, rows) =>
+      const intent = slots.take(lifetimeMs)
+      const [slot, token] = intent
+      runPair(REGISTER_INTENT, intent, createOnce, [...values, slot, token], (error, rows) => {
+        slots.give(slot)
         // A read-only store takes no intent: the batch still answers its replays, and the
         // creations that need a write are `read_only`.
-        sqlstateOf(error) === '25006'
-          ? runPrepared(createOnce, [...values, null], answered)
-          : answered(error, rows),
-      )
+        if (sqlstateOf(error) === '25006') runPrepared(createOnce, [...values, null, null], answered)
+        else answered(error, rows)
+      })
     },
     fits,
   )

@@ -11,7 +11,7 @@ import {
   preparedPairRunnerOn,
   preparedRunnerOn,
 } from './database-handles.js'
-import { listBelowHorizon, listingStatement } from './insert-intents.js'
+import { claimIntent, listBelowHorizon, listingStatement } from './insert-intents.js'
 import { batchPetInserts } from './pet-inserts.js'
 import type { Database } from './schema.js'
 import type { Statement } from './statement.js'
@@ -33,8 +33,7 @@ const insertText = (ordered: string) => `WITH settings AS (SELECT set_config('lo
     FROM ordered, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS batch(row, position)
     ORDER BY position
   RETURNING id, name, category_id, status`
-const INSERT = insertText(`claimed AS (
-    DELETE FROM pet_insert_intents WHERE token = $3::uuid AND expires_at > clock_timestamp() RETURNING 1),
+const INSERT = insertText(`claimed AS (${claimIntent(3, 4)}),
   ordered AS (SELECT pg_advisory_xact_lock_shared(${PET_INSERT_LOCK}) FROM settings, claimed)`)
 // In a transaction of the caller's, no other session sees an intent before that commits: the
 // inserts take the ordering lock alone instead, as the previous version did. They wait for the

@@ -3,28 +3,30 @@ import { aPetData, run, runLeft } from '@pets/domain/testing'
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { createPostgresPetRepository } from '../src/index.js'
+import { createPostgresIdempotentPetCreations, createPostgresPetRepository } from '../src/index.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const everything = { limit: 100, after: 0 as PageCursor }
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 // An insert of another process, step by step, as pet-inserts.ts makes it: the intent committed
-// first, then the pet in a transaction that deletes the intent, left open until `commit`.
+// first, then the pet in a transaction that clears the intent, left open until `commit`.
 const insertByHand = async (pool: pg.Pool, name: string, lifetime: string) => {
   const client = await pool.connect()
-  const token = randomUUID()
+  const [slot, intent] = [randomUUID(), randomUUID()]
   await client.query(
-    `INSERT INTO pet_insert_intents (token, lowest_id, expires_at)
-     SELECT $1, coalesce(pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass), 0) + 1,
-       clock_timestamp() + $2::interval`,
-    [token, lifetime],
+    `INSERT INTO pet_insert_intents (slot, intent, lowest_id, expires_at)
+     SELECT $1, $2, coalesce(pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass), 0) + 1,
+       clock_timestamp() + $3::interval`,
+    [slot, intent, lifetime],
   )
   return {
-    token,
     insert: async () => {
       await client.query('BEGIN')
-      await client.query('DELETE FROM pet_insert_intents WHERE token = $1', [token])
+      await client.query(
+        'UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL WHERE slot = $1 AND intent = $2',
+        [slot, intent],
+      )
       const { rows } = await client.query<{ id: string }>(
         `INSERT INTO pets (name, category_id, status) VALUES ($1, 1, 'available') RETURNING id`,
         [name],
@@ -59,6 +61,21 @@ describe('inserts that commit in parallel, and listings that never pass an inser
     expect((await listing).map((p) => p.name)).toEqual(['first', 'second'])
   })
 
+  it('uses one row per slot: the intents of a thousand inserts leave the table at its first page', async () => {
+    const { db, pool } = await open()
+    const repo = createPostgresPetRepository(db)
+    for (let i = 0; i < 10; i++)
+      await Promise.all(
+        Array.from({ length: 100 }, (_, j) => run(repo.add(aPetData({ name: `p${i}.${j}` as PetName })))),
+      )
+    const { rows } = await pool.query<{ slots: string; pages: string }>(
+      `SELECT count(*) AS slots, pg_relation_size('pet_insert_intents') / current_setting('block_size')::int AS pages
+       FROM pet_insert_intents`,
+    )
+    expect(Number(rows[0]!.slots)).toBeLessThanOrEqual(2)
+    expect(Number(rows[0]!.pages)).toBe(1)
+  })
+
   it('answers a full page at once: the insert under way is beyond it', async () => {
     const { db, pool } = await open()
     const repo = createPostgresPetRepository(db)
@@ -80,7 +97,7 @@ describe('inserts that commit in parallel, and listings that never pass an inser
     const startedAt = performance.now()
     expect((await run(repo.list(everything))).map((p) => p.name)).toEqual(['meanwhile'])
     expect(performance.now() - startedAt).toBeGreaterThan(100)
-    const { rows } = await pool.query('SELECT token FROM pet_insert_intents')
+    const { rows } = await pool.query('SELECT slot FROM pet_insert_intents WHERE intent IS NOT NULL')
     expect(rows).toEqual([])
   })
 
@@ -89,10 +106,21 @@ describe('inserts that commit in parallel, and listings that never pass an inser
     // Every intent is born expired: as if the process had stalled between registering and inserting.
     await pool.query(`CREATE FUNCTION expire_at_once() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN NEW.expires_at := clock_timestamp() - interval '1 second'; RETURN NEW; END $$`)
-    await pool.query(`CREATE TRIGGER born_expired BEFORE INSERT ON pet_insert_intents
+    await pool.query(`CREATE TRIGGER born_expired BEFORE INSERT OR UPDATE ON pet_insert_intents
       FOR EACH ROW EXECUTE FUNCTION expire_at_once()`)
     const repo = createPostgresPetRepository(db)
     expect(await runLeft(repo.add(aPetData()))).toMatchObject({ _tag: 'StoreUnavailable' })
     expect((await pool.query('SELECT id FROM pets')).rows).toEqual([])
+  })
+
+  it('removes the slots of a process that ended, an hour unused, with the expired idempotency records', async () => {
+    const { db, pool } = await open()
+    await run(createPostgresPetRepository(db).add(aPetData()))
+    await pool.query(`INSERT INTO pet_insert_intents (slot, intent, lowest_id, expires_at)
+      VALUES (gen_random_uuid(), NULL, NULL, now() - interval '2 hours')`)
+    expect((await pool.query('SELECT slot FROM pet_insert_intents')).rows).toHaveLength(2)
+    await run(createPostgresIdempotentPetCreations(db).removeExpired(new Date()))
+    // The live process's slot stays; the other is gone.
+    expect((await pool.query('SELECT slot FROM pet_insert_intents')).rows).toHaveLength(1)
   })
 })

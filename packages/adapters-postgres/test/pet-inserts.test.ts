@@ -19,7 +19,7 @@ const heldRunner = () => {
   const runner: RunPreparedAfter = (first, intent, _statement, values, done) => {
     // Every insert names the intent registered just before it, on the same connection.
     expect(first).toBe(REGISTER_INTENT)
-    expect(values[2]).toBe(intent[0])
+    expect([values[2], values[3]]).toEqual([intent[0], intent[1]])
     held.push({
       batch: JSON.parse(values[1]!) as Array<[string, number, string]>,
       done: done as RunDone<Pet>,

@@ -5,11 +5,13 @@ import { eventClock, type Acknowledged, type PageRead, type Walk } from './pagin
 
 const STATUSES: ReadonlyArray<PetStatus> = ['available', 'pending', 'sold']
 // How the service orders inserts today (insert-intents.ts, migration 0008), written out: the
-// test's own writers follow the design under test, not an import. An intent, committed first, says
-// that every id the insert draws is above `lowest_id`; the insert deletes it with its pets.
-const REGISTER_INTENT = `INSERT INTO pet_insert_intents (token, lowest_id, expires_at)
-  SELECT $1, coalesce(pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass), 0) + 1,
+// test's own writers follow the design under test, not an import. An intent, committed first in
+// the writer's slot, says that every id the insert draws is above `lowest_id`; the insert clears
+// it with its pets.
+const REGISTER_INTENT = `INSERT INTO pet_insert_intents (slot, intent, lowest_id, expires_at)
+  SELECT $1, $1, coalesce(pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass), 0) + 1,
     clock_timestamp() + interval '20 seconds'`
+const CLEAR_INTENT = 'UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL WHERE slot = $1'
 
 const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(Math.random() * items.length)]!
 const between = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1))
@@ -115,11 +117,11 @@ export const runPagingWorkload = async (o: PagingWorkloadOptions) => {
   // One transaction of the test's own: INSERT, then `hold` ms, then COMMIT (or ROLLBACK).
   const insertDirectly = async (name: string, ordered: boolean, hold: number, commit: boolean) => {
     const client = await o.database.pool.connect()
-    const token = randomUUID()
+    const slot = randomUUID()
     try {
-      if (ordered) await client.query(REGISTER_INTENT, [token])
+      if (ordered) await client.query(REGISTER_INTENT, [slot])
       await client.query('BEGIN')
-      if (ordered) await client.query('DELETE FROM pet_insert_intents WHERE token = $1', [token])
+      if (ordered) await client.query(CLEAR_INTENT, [slot])
       const status = pick(STATUSES)
       const { rows } = await client.query<{ id: string }>(
         'INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING id',
@@ -129,7 +131,7 @@ export const runPagingWorkload = async (o: PagingWorkloadOptions) => {
       await client.query(commit ? 'COMMIT' : 'ROLLBACK')
       if (commit) acknowledged.push({ id: Number(rows[0]!.id), status, at: clock() })
       // Rolled back, the intent is there again: a writer that gives up takes it away.
-      else if (ordered) await client.query('DELETE FROM pet_insert_intents WHERE token = $1', [token])
+      else if (ordered) await client.query(CLEAR_INTENT, [slot])
       client.release()
     } catch (error) {
       // Not back into the pool in the middle of a transaction.

@@ -3,28 +3,32 @@ import { sql, type Kysely, type Migration } from 'kysely'
 /**
  * Inserts of pets commit in parallel (issue 26): instead of one lock that orders every insert, an
  * insert first registers an intent, in its own short transaction, that says "every id I take is at
- * least `lowest_id`"; a listing never returns an id at or above the lowest intent (pet-inserts.ts,
- * postgres-pet-repository.ts). Frozen: never edit.
+ * least `lowest_id`"; a listing never returns an id at or above the lowest intent (insert-intents.ts).
+ * Frozen: never edit.
  *
- * - `pet_insert_intents`: unlogged (its rows live for one insert; registering one costs no WAL
- *   flush; a crash empties it, and takes the inserts it described with it).
- * - `create_pets_once_claimed`: `create_pets_once` (0007) that claims the batch's intent `p_intent`
- *   (deletes it, in the same transaction as the pets) instead of taking the ordering lock
- *   exclusively, and fails with lock_not_available when the intent has expired (then nothing is
- *   written). It still takes that lock shared: an instance of the previous version, which takes it
- *   exclusively, waits for these inserts and holds them off while it inserts.
+ * - `pet_insert_intents`: one row per slot of a process (each insert under way uses one slot, and
+ *   the slot's next insert the same row). `intent` names the insert registered in it, NULL when
+ *   none is. Unlogged: registering costs no WAL flush, and a crash empties the table with the
+ *   inserts it described. No column but the key is indexed, so every change is a HOT update that
+ *   stays on the table's one page.
+ * - `create_pets_once_claimed`: `create_pets_once` (0007) that claims the batch's intent (clears it,
+ *   in the same transaction as the pets) instead of taking the ordering lock exclusively, and fails
+ *   with lock_not_available when the intent has expired (then nothing is written). It still takes
+ *   that lock shared: an instance of the previous version, which takes it exclusively, waits for
+ *   these inserts and holds them off while it inserts.
  */
 export const createInsertIntents: Migration = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration must not follow today's schema types
   up: async (db: Kysely<any>) => {
     await sql`
       CREATE UNLOGGED TABLE pet_insert_intents (
-        token uuid PRIMARY KEY,
-        lowest_id bigint NOT NULL,
+        slot uuid PRIMARY KEY,
+        intent uuid,
+        lowest_id bigint,
         expires_at timestamptz NOT NULL)`.execute(db)
     await sql`
       CREATE FUNCTION create_pets_once_claimed(
-        p_intent uuid, p_batch jsonb, p_at timestamptz, p_window_ms bigint, p_lock_timeout_ms integer)
+        p_slot uuid, p_intent uuid, p_batch jsonb, p_at timestamptz, p_window_ms bigint, p_lock_timeout_ms integer)
       RETURNS TABLE (o_position bigint, outcome text,
         o_id bigint, o_name text, o_category_id bigint, o_status text)
       LANGUAGE plpgsql VOLATILE AS $$
@@ -44,7 +48,8 @@ export const createInsertIntents: Migration = {
           PERFORM set_config('lock_timeout', p_lock_timeout_ms::text, true);
         END IF;
         IF NOT v_read_only AND p_intent IS NOT NULL THEN
-          DELETE FROM pet_insert_intents WHERE token = p_intent AND expires_at > clock_timestamp();
+          UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL
+            WHERE slot = p_slot AND intent = p_intent AND expires_at > clock_timestamp();
           v_claimed := FOUND;
         END IF;
         -- The key's lock as create_pet_once names it. An idempotency key is printable ASCII, so the
@@ -96,7 +101,7 @@ export const createInsertIntents: Migration = {
         END IF;
         -- CONTRACT: no listing passes an id before it is visible. This batch's intent, registered
         -- and committed before any of its ids was drawn, bounds every listing below those ids until
-        -- this transaction ends; it is claimed (deleted with the pets' commit) unless it expired.
+        -- this transaction ends; it is claimed (cleared with the pets' commit) unless it expired.
         IF NOT v_claimed THEN
           RAISE EXCEPTION 'the insert''s turn expired before it began: its intent % is gone', p_intent
             USING ERRCODE = 'lock_not_available';
