@@ -10,16 +10,15 @@ const REASONS: ReadonlyMap<string, string> = new Map([
 ])
 
 /**
- * A `clientError` listener for node:http servers: a request the HTTP parser refuses (headers over
- * maxHeaderSize, malformed syntax, too slow) gets `400 validation_failed` with an Error body and a
- * request id, like every other answer, instead of node's bare status line; then the connection
- * closes. CONTRACT has no 408 or 431 code, so these are 400s too.
+ * A node:http `clientError` listener: a request the parser refuses (too large, malformed, slow) gets a
+ * 400 Error body with a request id, then the connection closes. CONTRACT has no 408 or 431 code.
  */
 export const answerClientError = (
   error: Error & { code?: string; rawPacket?: unknown },
   socket: Duplex,
 ): void => {
-  // As node itself does: a reset connection, or one whose answer has begun, gets nothing more.
+  // As node's own default does, through its private `_httpMessage` (guard: test/private-api-guards.test.ts):
+  // a reset connection, or one whose answer has begun, gets nothing more.
   const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (error.code === 'ECONNRESET' || !socket.writable || answering?.headersSent === true) {
     socket.destroy()

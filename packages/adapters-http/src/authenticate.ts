@@ -27,12 +27,9 @@ const answer = (found: O.Option<ApiKeyOwner>): E.Either<Problem, ApiKeyOwner> =>
   O.isSome(found) ? E.right(found.value) : E.left(UNKNOWN_KEY)
 
 /**
- * Finds who holds the key of a request (bearerKey), or the problem to answer with: 401, 503 when
- * the store is down, 429 when the client's address has spent its failed lookups. A key answered
- * from memory (`fromMemory`) is never limited: it costs nothing, whatever other requests did.
- * Only a lookup is: a token is spent before it, so that lookups under way at once cannot all pass
- * on the last one, and given back unless the key turned out not to be valid. The limit is made
- * once; `request` is what its `addressOf` reads.
+ * Who holds a request's key, or the problem: 401, 503, or 429 when the address has spent its failed
+ * lookups. A token is spent before each lookup, so concurrent ones cannot all pass on the last, and
+ * given back unless the key was invalid; a key answered from memory is never limited.
  */
 export const authenticateKey = async <Request>(
   authenticator: Authenticator,

@@ -1,16 +1,10 @@
 import type { Context } from 'koa'
 import { sendProblem } from './respond.js'
 
-/**
- * The longest request target (path and query) the API reads. Its longest useful URL is under 100
- * bytes; node:http bounds the request line and headers together (maxHeaderSize) beyond this.
- */
+/** The longest request target (path and query) the API reads; its longest useful URL is under 100 bytes. */
 export const MAX_URL_BYTES = 4096
 
-/**
- * Answers `400 validation_failed` when the request target is over MAX_URL_BYTES, and returns
- * false; the request must then go no further. CONTRACT has no 414 code, so it is a 400.
- */
+/** Past MAX_URL_BYTES, answers 400 (CONTRACT has no 414) and returns false: the request goes no further. */
 export const admitUrlLength = (ctx: Context): boolean => {
   const bytes = Buffer.byteLength(ctx.originalUrl)
   if (bytes <= MAX_URL_BYTES) return true

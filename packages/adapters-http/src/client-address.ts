@@ -9,10 +9,8 @@ const plain = (address: string): string =>
   address.startsWith(MAPPED) && address.includes('.') ? address.slice(MAPPED.length) : address
 
 /**
- * The proxies whose `X-Forwarded-For` is believed: their addresses or CIDRs (`10.0.0.0/8`, or
- * proxy-addr's names `loopback`, `linklocal`, `uniquelocal`), as Express's `trust proxy` takes
- * them; or, only where the network lets no client reach the service but through them, their
- * number (the header is then believed from any peer). None (0, or an empty list): the peer.
+ * The proxies whose `X-Forwarded-For` is believed: addresses or CIDRs (or proxy-addr's `loopback`, …) as
+ * Express's `trust proxy` takes them, or a hop count only where no client can bypass them. 0 or []: none.
  */
 export type TrustedProxies = number | ReadonlyArray<string>
 
@@ -22,11 +20,8 @@ export type ClientAddressOf = (req: IncomingMessage) => string
 const peerOf: ClientAddressOf = (req) => plain(req.socket?.remoteAddress ?? '')
 
 /**
- * Compiles, once, how to find a request's client: the connection's peer, unless the peer is a
- * trusted proxy; then, going right to left through `X-Forwarded-For`, the first address that is
- * not a trusted proxy's (@fastify/proxy-addr, which Fastify uses). Entries left of it are
- * whatever the client wrote, so they are never read; an entry that is not an IP address leaves
- * the peer's. Throws a TypeError naming an entry that is not an address or CIDR.
+ * Compiles how to find a request's client: the peer, unless it is a trusted proxy; then the rightmost
+ * `X-Forwarded-For` entry that is not (the client wrote those left of it). Throws on a bad entry.
  */
 export const clientAddressFinder = (trusted: TrustedProxies = 0): ClientAddressOf => {
   if (trusted === 0 || (typeof trusted !== 'number' && trusted.length === 0)) return peerOf
@@ -38,10 +33,7 @@ export const clientAddressFinder = (trusted: TrustedProxies = 0): ClientAddressO
   }
 }
 
-/**
- * What a limit per client counts by: the address itself for IPv4, and the /64 network for IPv6,
- * which one subscriber usually holds whole (so a client cannot change address to start afresh).
- */
+/** What a per-client limit counts by: the IPv4 address, or the IPv6 /64 one subscriber usually holds. */
 export const addressBucketOf = (address: string): string => {
   if (!address.includes(':')) return address
   const bare = address.split('%')[0]!.toLowerCase()

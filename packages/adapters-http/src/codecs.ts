@@ -15,11 +15,9 @@ import { pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
 import type { QueryParameters } from './parse-query.js'
 
-// Path and query values arrive as strings: a decimal integer string is handed to the domain's
-// number codec, anything else is refused with that codec's own message.
+// Path and query values are strings: a decimal one goes to the domain's number codec, whose schema is
+// kept, since OpenAPI describes a parameter by the value its text stands for.
 const DECIMAL = /^[0-9]{1,20}$/
-// The codec keeps the domain codec's JSON Schema: OpenAPI describes a query or path parameter by
-// the value its text stands for (an integer), not by the text.
 const fromDecimal = <A>(codec: t.Type<A, number>) =>
   described(
     new t.Type<A, string>(

@@ -19,11 +19,9 @@ export type HttpAppOptions = PetsRouterOptions & {
 }
 
 /**
- * The whole HTTP API as a Koa app that does not listen: request id, logging and error mapping,
- * `GET /healthz`, `/readyz` and `/metrics`, the OpenAPI document at `/openapi.json` and its
- * rendering at `/docs`, the pet operations under `/v1`, and 404 for everything else. It is one
- * Koa middleware: every path is decided by one dispatch, prepared here (bench/RESULTS.md), on a
- * LeanKoa, which writes the usual answers without Koa's per-response watch.
+ * The whole HTTP API as a Koa app that does not listen: operator endpoints, `/openapi.json`, `/docs` and
+ * the pets under `/v1`, in one middleware with one dispatch on a LeanKoa (ARCHITECTURE.md, 'Made by
+ * hand, on purpose', rows "dispatcher" and "lean-koa").
  */
 export const createHttpApp = (options: HttpAppOptions): Koa<RequestState> => {
   const app = new LeanKoa<RequestState>()
@@ -52,10 +50,8 @@ export type OperationsAppOptions = {
 }
 
 /**
- * The operator's endpoints alone, as a Koa app that does not listen: `GET /healthz`, `/readyz`
- * and `/metrics`, 404 for everything else, with the request ids, headers and log lines of
- * createHttpApp. For a listener of their own (such as `/metrics` on a port that only monitoring
- * reaches), so that they never share the public one.
+ * The operator's endpoints alone (`/healthz`, `/readyz`, `/metrics`) as a Koa app that does not listen,
+ * for a port only monitoring reaches; ids, headers and log lines as in createHttpApp.
  */
 export const createOperationsApp = ({ operations, logger }: OperationsAppOptions): Koa<RequestState> => {
   const app = new LeanKoa<RequestState>()

@@ -5,7 +5,7 @@ import { preparePetsApi } from './pets-api.js'
 import type { HttpMiddleware } from './request-state.js'
 import type { PetsUseCases } from './use-cases.js'
 
-/** What createPetsRouter needs: the use cases, an authentication port of your choice, and where it is mounted. */
+/** What createPetsRouter needs: the use cases, an authentication port, and where it is mounted. */
 export type PetsRouterOptions = {
   readonly useCases: PetsUseCases
   readonly authenticator: Authenticator
@@ -18,26 +18,17 @@ export type PetsRouterOptions = {
   /** How long a request body may take to arrive; 10 s unless given. */
   readonly bodyTimeoutMs?: number
   /**
-   * Limits the lookups of keys that are not valid, per client address (IPv6: per /64): while an
-   * address has no token left, a key that only a lookup in the store can check gets `429
-   * rate_limited` before it, so a stranger's guesses cost no query. A key the authenticator answers
-   * from memory (`fromMemory`) is never limited. No limit unless given; bound its keys
-   * (`maxKeys`), since strangers choose them.
+   * Limits lookups of invalid keys per client address (IPv6: per /64), so guesses cost no query; a key
+   * answered from memory is never limited. Bound its `maxKeys`: strangers choose them.
    */
   readonly authFailureLimiter?: TokenBucketRateLimiter
-  /**
-   * The proxies in front of the service whose `X-Forwarded-For` is believed, by address or CIDR
-   * (or, where no client can bypass them, by number): see `TrustedProxies`. None unless given:
-   * the connection's peer, the header ignored.
-   */
+  /** The proxies whose `X-Forwarded-For` is believed (see `TrustedProxies`); none unless given. */
   readonly trustedProxies?: TrustedProxies
 }
 
 /**
- * The pet operations as one Koa middleware, mounted under `prefix`, for a host's own Koa app. For
- * every path under the prefix it authenticates first, so a caller without a valid key learns
- * nothing about routes, then routes, answering 404 for an unknown path and 405 (with Allow) for a
- * known path. Other paths go on to the host's next middleware.
+ * The pet operations as one Koa middleware under `prefix`, for a host's own Koa app. It authenticates
+ * before routing, so a caller without a valid key learns nothing about routes; other paths go on.
  */
 export const createPetsRouter = (options: PetsRouterOptions): HttpMiddleware => {
   const api = preparePetsApi(options)

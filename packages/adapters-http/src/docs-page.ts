@@ -68,10 +68,8 @@ const cached = (read: () => Promise<Buffer>): (() => Promise<Buffer>) => {
 }
 
 /**
- * Serves `GET /docs`: Swagger UI, from the installed swagger-ui-dist, rendering `/openapi.json`.
- * The reader types an API key into the page to try an operation; the page keeps it in memory
- * only. `apiOrigins` are where the operations are (the document's servers), which the page's
- * Content-Security-Policy lets it call. Paths are looked up exactly, in a Map.
+ * Serves `GET /docs`: Swagger UI from the installed swagger-ui-dist, rendering `/openapi.json`; its
+ * Content-Security-Policy lets it call only `apiOrigins`, and a typed API key stays in memory.
  */
 export const docsPageAt = (apiOrigins: ReadonlyArray<string>): PublicEndpoints => {
   const connect = ["'self'", ...new Set(apiOrigins.map(origin))].join(' ')

@@ -8,9 +8,8 @@ import type { Context } from 'koa'
 /** The request header that names a request so that its retries are performed at most once. */
 export const IDEMPOTENCY_KEY_HEADER = HEADERS.idempotencyKey
 
-// Like every HTTP field value (RFC 9110, section 5.5), the key starts and ends with a visible
-// character: parsers strip white space there, so a key with a space at either end could never
-// arrive as it was sent. The domain's IdempotencyKey allows it; the header cannot carry it.
+// A field value starts and ends with a visible character (RFC 9110, 5.5: parsers strip white space),
+// so a key the domain allows with a space at either end could never arrive as sent.
 const VISIBLE_ENDS_PATTERN = '^[\\x21-\\x7E](?:[\\x20-\\x7E]*[\\x21-\\x7E])?$'
 const VISIBLE_ENDS = new RegExp(VISIBLE_ENDS_PATTERN)
 
@@ -33,14 +32,12 @@ export const IdempotencyKeyHeader = described(
 const issue = (problem: string): E.Either<Issue, never> => E.left({ field: IDEMPOTENCY_KEY_HEADER, problem })
 
 /**
- * The Idempotency-Key of a request: none when it has no such header, else the key, or the issue
- * that a 400 names. The value is the key as sent (a quoted value keeps its quotes); sent twice,
- * it is refused rather than joined.
+ * A request's Idempotency-Key as sent (a quoted value keeps its quotes): none, the key, or the issue a
+ * 400 names. Sent twice, it is refused rather than joined.
  */
 export const idempotencyKeyOf = (ctx: Context): E.Either<Issue, O.Option<IdempotencyKey>> => {
-  // node:http joins repeated headers with ", "; headersDistinct keeps them apart. A request made
-  // without node:http's parser (light-my-request, a host's own injection) may lack it.
-  // headersDistinct is made for every header at its first use: only a request with the key pays it.
+  // node:http joins repeated headers with ", "; headersDistinct (built at first use, so only keyed
+  // requests pay it) keeps them apart, but a request injected without node's parser may lack it.
   const joined = ctx.req.headers['idempotency-key']
   if (joined === undefined) return E.right(O.none)
   const values = ctx.req.headersDistinct?.['idempotency-key'] ?? (Array.isArray(joined) ? joined : [joined])

@@ -1,4 +1,3 @@
-// Character codes the scan looks at.
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const MINUS = 0x2d
@@ -28,11 +27,8 @@ const withinSafeRange = (text: string, start: number, end: number): boolean => {
 const LONGEST_EXPONENT = 9
 
 /**
- * Whether a token with a fraction or an exponent (`3.0`, `1e2`, `9007199254740990.5`) denotes an
- * integer within ±(2^53 − 1): its digits, without the zeros at either end, shifted by the
- * exponent, must leave no fraction and at most 2^53 − 1. Exact, on the text: no rounding.
- * Index loops, each over the token at most once, so a run of zeros costs time linear in its
- * length: `/0+$/` tried a match from every zero of the run, quadratic in it (issue 25).
+ * Whether a token with a fraction or an exponent (`3.0`, `1e2`) denotes an integer within ±(2^53 − 1),
+ * exactly, on the text. Index loops, not `/0+$/`, so that a run of zeros costs linear time.
  */
 const denotesSafeInteger = (text: string, first: number, end: number): boolean => {
   let i = first
@@ -56,7 +52,6 @@ const denotesSafeInteger = (text: string, first: number, end: number): boolean =
   }
   let lead = first
   while (lead < digitsEnd && (text.charCodeAt(lead) === ZERO || lead === point)) lead++
-  // Zero, however written, is an integer.
   if (lead === digitsEnd) return true
   let last = digitsEnd - 1
   while (text.charCodeAt(last) === ZERO || last === point) last--
@@ -76,7 +71,6 @@ const denotesSafeInteger = (text: string, first: number, end: number): boolean =
   return true
 }
 
-// A number token that denotes an integer within ±(2^53 − 1): plain digits at once, else exactly.
 const isSafeIntegerToken = (text: string, start: number, end: number): boolean => {
   const first = text.charCodeAt(start) === MINUS ? start + 1 : start
   for (let i = first; i < end; i++)
@@ -84,7 +78,6 @@ const isSafeIntegerToken = (text: string, start: number, end: number): boolean =
   return withinSafeRange(text, first, end)
 }
 
-// Whether the quote at `at` is escaped: preceded by an odd number of backslashes.
 const escaped = (text: string, at: number): boolean => {
   let backslashes = 0
   while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++
@@ -92,12 +85,8 @@ const escaped = (text: string, at: number): boolean => {
 }
 
 /**
- * Whether every number of a JSON text denotes an integer within ±(2^53 − 1), where binary64
- * carries each integer exactly: `3`, and `3.0` or `3e0` too, which are the same number, but not
- * `9007199254740990.5` or `0.99999999999999999`, which JSON.parse rounds to integers. JSON.parse on
- * Node 20 gives no access to a number's text: only the text tells them apart. The text must be
- * valid JSON (parsed already). Strings are skipped (a name of `"1.5"` is no number), from quote to
- * quote. One pass of index loops, linear in the text; no allocation but for an exponent's digits.
+ * Whether every number of a valid JSON text denotes an integer within ±(2^53 − 1), read on the text
+ * since JSON.parse rounds `9007199254740990.5` to an integer. Strings are skipped; one linear pass.
  */
 export const numbersAreSafeIntegers = (text: string): boolean => {
   const length = text.length

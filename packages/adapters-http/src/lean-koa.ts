@@ -18,12 +18,10 @@ const endsWithBody = (ctx: Context): boolean =>
   ctx.writable
 
 /**
- * A Koa application that answers a string or Buffer body itself, as Koa does (`res.end(body)`),
- * without the `on-finished` watch Koa puts on every response first: 8 closures and 6 listeners a
- * request, there to hand errors of the response to `ctx.onerror`, which for such a body has
- * nothing to do (about 10 % of the CPU of a list in memory, bench/RESULTS.md). Every other answer
- * (HEAD, no body, a stream, an object, `ctx.respond = false`) goes through Koa's own handling,
- * after the middleware: the same answers, as a test compares.
+ * A Koa app that answers a string or Buffer body with `res.end(body)` itself, skipping the `on-finished`
+ * watch Koa puts on every response; any other answer goes through Koa's own handling (a test compares).
+ * Overrides Koa's private `handleRequest` (guard: test/private-api-guards.test.ts); why: ARCHITECTURE.md,
+ * 'Made by hand, on purpose', row "lean-koa".
  */
 export class LeanKoa<State = Koa.DefaultState> extends Koa<State> {
   handleRequest(ctx: Context, middleware: Middleware): Promise<void> {

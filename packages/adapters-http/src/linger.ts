@@ -8,13 +8,9 @@ export const LINGER_BYTES = 256 * 1024
 type End = ServerResponse['end']
 
 /**
- * Lets an answer that leaves the request's body unread (a 413, 401, 415 or 400) reach a client
- * that is still sending it, as nginx's `lingering_close` does: closing the socket while bytes
- * still arrive makes the kernel reset the connection, and the client reads a broken pipe instead
- * of its answer. So the answer is written at once, whole, and the connection ends only once the
- * body has been read and dropped, or after `LINGER_MS` or `LINGER_BYTES` (then it is cut). Call it
- * before the answer ends, on an answer that closes its connection. A body that arrived whole
- * already changes nothing.
+ * Lets an answer that leaves the body unread (413, 401, 415, 400) reach a client still sending it, as
+ * nginx's `lingering_close`: closing with bytes arriving would reset the connection. The rest is read and
+ * dropped up to `LINGER_MS` or `LINGER_BYTES`; call it before the answer ends, on a closing answer.
  */
 export const lingerAfterAnswer = (res: ServerResponse): void => {
   // The end in place now (node's, or a wrapper someone put on this response) ends it in the end.

@@ -3,10 +3,7 @@ import type { ObservedRequest } from './operations-endpoints.js'
 /** What the HTTP adapter logs through: pino's loggers fit, as does any object with these methods. */
 export interface HttpLogger {
   readonly info: (fields: object, message: string) => void
-  /**
-   * When given, writes the line of an answered request (at info) instead of
-   * `info(request, 'request')`: a host whose lines have a fixed shape can write it faster.
-   */
+  /** When given, writes an answered request's line (at info) instead of `info(request, 'request')`. */
   readonly request?: (request: ObservedRequest) => void
   readonly error: (fields: object, message: string) => void
   /** When given and false for a level, the adapter does not even build that level's lines. */

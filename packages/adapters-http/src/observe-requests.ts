@@ -3,18 +3,13 @@ import type { HttpLogger } from './logger.js'
 import type { ObservedRequest } from './operations-endpoints.js'
 import type { HttpContext } from './request-state.js'
 
-/**
- * Logs and counts one answered request, given when it started (performance.now()) and whether
- * its client went away first.
- */
+/** Logs and counts one answered request, given its start (performance.now()) and whether its client left. */
 export type RequestObserver = (ctx: HttpContext, startedMs: number, aborted: boolean) => void
 
 const LONGEST_PATH_LOGGED = 256
-// nginx's status for a request whose client closed the connection before the answer: no answer
-// was sent, so the line must not show one (a 500 for an error thrown after the client left).
+// nginx's "client closed request": no answer was sent, so the line must not show one (such as a 500).
 const CLIENT_CLOSED_REQUEST = 499
 
-// The path of the request line as sent, without its query: what a scan tried.
 const rawPathOf = (url: string): string => {
   const query = url.indexOf('?')
   const path = query === -1 ? url : url.slice(0, query)
@@ -22,11 +17,8 @@ const rawPathOf = (url: string): string => {
 }
 
 /**
- * Prepares what happens once a request is answered: one log line with what the adapter itself
- * recorded (never a header's value, so neither API keys nor other credentials reach the log; the
- * client's address, and the path of a request no route matched), and
- * `observe`, the host's counters. A request costs one record, shared by both, and nothing at all
- * when the log level is above info and the host counts nothing.
+ * Prepares what follows an answer: one log line (never a header's value, so no credential reaches the
+ * log) and the host's `observe`, sharing one record; nothing when neither logs at info nor counts.
  */
 export const observeRequests = (
   logger: HttpLogger,

@@ -6,9 +6,8 @@ import { endpointsAt, type PublicEndpoints } from './public-endpoints.js'
 export const OPENAPI_PATH = '/openapi.json'
 
 /**
- * Serves the OpenAPI document at `GET /openapi.json` (and HEAD), with an ETag so a client can
- * revalidate cheaply. Any site may read it: it is the public description of the interface. The
- * document is built on its first request, so a process that is never asked for it never builds it.
+ * Serves the OpenAPI document at `GET /openapi.json` with an ETag, to any site (it is public); built on
+ * its first request, so a process never asked for it never builds it.
  */
 export const openApiEndpointAt = (build: () => OpenApiDocument): PublicEndpoints => {
   let served: { readonly json: string; readonly etag: string } | undefined

@@ -20,15 +20,9 @@ export type ObservedRequest = {
   readonly apiKeyId: string | null
   /** Where the request came from: the connection's peer, or what trusted proxies forwarded. */
   readonly clientAddress: string
-  /**
-   * The path as sent (without the query, at most 256 characters) when no route matched, as for
-   * a scan or a 401; null when one did. Never a label of a metric: strangers choose it.
-   */
+  /** The path (no query, ≤ 256 characters) if no route matched; never a metric label: strangers pick it. */
   readonly path: string | null
-  /**
-   * The client went away before its answer could be sent: no fault of the service, whatever its
-   * handler did meanwhile (even an error thrown once the request's stream was gone).
-   */
+  /** The client left before its answer: no fault of the service, whatever its handler did meanwhile. */
   readonly aborted: boolean
 }
 
@@ -49,10 +43,8 @@ const HEALTHY = '{"status":"ok"}'
 const READY = '{"status":"ready"}'
 
 /**
- * `GET /healthz` (200 while the process runs), `GET /readyz` and, when the host has metrics,
- * `GET /metrics`, by path. None needs an API key: they serve load balancers and monitoring. Probes
- * and scrapes are never cached on the way (`Cache-Control: no-store`, as every answer unless it
- * says otherwise); what they see is as fresh as the host's `ready` and `metrics` make it.
+ * `GET /healthz`, `GET /readyz` and, when the host has metrics, `GET /metrics`: for load balancers and
+ * monitoring, so no API key, and never cached (`Cache-Control: no-store`, as every answer).
  */
 export const operationsEndpointsAt = (operations: Operations = {}): PublicEndpoints => {
   const { ready, metrics } = operations

@@ -22,11 +22,9 @@ const add = (parameters: Record<string, string | Array<string>>, name: string, v
 }
 
 /**
- * Parses a query string (without its `?`) as Koa's `ctx.query` does (URLSearchParams: `+` is a
- * space, percent-decoding, empty pairs skipped, a parameter given twice becomes an array), into
- * own properties only: a parameter named `__proto__` or `constructor` is a parameter like any
- * other. (A plain object: one without a prototype is a slow dictionary from its first property.) A query of plain ASCII, the usual one, is split by hand; any other goes through
- * URLSearchParams itself, so both read every query alike (a property test holds them together).
+ * Parses a query string (no `?`) as Koa's `ctx.query` (URLSearchParams) does, into own properties of a
+ * plain object (one without a prototype is a slow dictionary). Plain ASCII is split by hand, the rest
+ * by URLSearchParams; a property test holds the two together.
  */
 export const parseQuery = (querystring: string): QueryParameters => {
   if (querystring === '') return EMPTY

@@ -15,19 +15,15 @@ import { ROUTES } from './routes/route-table.js'
 export type PetsApi = {
   /** Whether a path lies under the API's prefix: every such path is the API's to answer. */
   readonly owns: (path: string) => boolean
-  /** Authenticates, limits, routes and serves a request under the prefix. */
   readonly serve: (ctx: HttpContext) => Promise<void>
-  /** Where a request came from, as `trustedProxies` says. */
   readonly clientAddressOf: ClientAddressOf
 }
 
 const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
 
 /**
- * Prepares the pet operations once: their handlers, the compiled route table, the problems they
- * answer with. A request then costs one dispatch: authentication first (so a caller without a
- * valid key learns nothing about routes), the rate limit and the URL's length, the route, its
- * handler. There is no chain of layers, and nothing is made per request that could be made here.
+ * Prepares the pet operations once, so a request costs one dispatch: authentication first (a caller
+ * without a valid key learns nothing about routes), rate limit and URL length, route, handler.
  */
 export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
   // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
@@ -40,7 +36,6 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
     publicBaseUrl,
     ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
   })
-  // The route table is also what the OpenAPI document is built from.
   const match = compileRoutes<RouteHandler>(
     prefix,
     ROUTES,

@@ -14,10 +14,7 @@ export type MalformedRequest = { readonly _tag: 'MalformedRequest'; readonly rea
 export type InternalError = { readonly _tag: 'InternalError' }
 /** The service has begun to shut down: it still answers, but wants no new traffic. */
 export type ShuttingDown = { readonly _tag: 'ShuttingDown' }
-/**
- * The API key has used up its rate limit, or (`by: 'address'`) the client's address has sent too
- * many keys that are not valid to be looked up; one more is allowed after `retryAfterSeconds`.
- */
+/** The key's rate limit is spent, or (`by: 'address'`) the address's lookups of invalid keys are. */
 export type RateLimited = {
   readonly _tag: 'RateLimited'
   readonly retryAfterSeconds: number

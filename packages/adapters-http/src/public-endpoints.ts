@@ -7,16 +7,11 @@ export type PublicEndpoint = {
   readonly serve: (ctx: HttpContext) => Promise<void> | void
 }
 
-/** Finds the endpoint of a path, looked up by the exact path, or undefined when none has it. */
 export type PublicEndpoints = (path: string) => PublicEndpoint | undefined
 
-/** The methods every public endpoint answers. */
 export const READ_ONLY: ReadonlyArray<string> = ['GET', 'HEAD']
 
-/**
- * The endpoints of exact paths, in a Map: a path from a request can only find what was put there,
- * never an inherited property such as `constructor` or `__proto__`.
- */
+/** The endpoints of exact paths, in a Map: a path never finds an inherited `constructor` or `__proto__`. */
 export const endpointsAt = (endpoints: Iterable<readonly [string, PublicEndpoint]>): PublicEndpoints => {
   const byPath = new Map(endpoints)
   return (path) => byPath.get(path)

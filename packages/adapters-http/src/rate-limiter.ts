@@ -3,10 +3,7 @@ import { performance } from 'node:perf_hooks'
 /** A token bucket: `burst` requests at once, refilled at `perSecond` requests a second. */
 export type RateLimitPolicy = { readonly perSecond: number; readonly burst: number }
 
-/**
- * What the limiter says of one request: whether it is served, the whole requests left now, and
- * in how many whole seconds (at least 1) one more becomes available.
- */
+/** One request's verdict: served or not, whole requests left, and whole seconds (≥ 1) until one more. */
 export type RateDecision = {
   readonly allowed: boolean
   readonly remaining: number
@@ -22,10 +19,7 @@ export interface RateLimiter {
 export type TokenBucketOptions = RateLimitPolicy & {
   /** Milliseconds on a clock that never goes back; performance.now unless given. */
   readonly now?: () => number
-  /**
-   * The most keys kept at once, for keys a stranger chooses (such as client addresses): past it,
-   * once the full buckets are dropped, the oldest are dropped too. Unbounded unless given.
-   */
+  /** The most keys kept, for keys strangers choose (addresses): past it, full buckets go, then the oldest. */
   readonly maxKeys?: number
 }
 
@@ -40,10 +34,7 @@ type Bucket = { tokens: number; at: number }
 // A full bucket is the same as none: past this many keys, the full ones are dropped.
 const SWEEP_ABOVE = 10_000
 
-/**
- * A token-bucket rate limiter in this process's memory: each key starts with `burst` tokens, a
- * request spends one, and tokens come back at `perSecond`, up to `burst`.
- */
+/** A token-bucket rate limiter in this process's memory: `burst` tokens per key, refilled at `perSecond`. */
 export const createTokenBucketRateLimiter = ({
   perSecond,
   burst,
@@ -58,8 +49,7 @@ export const createTokenBucketRateLimiter = ({
     bucket.tokens = Math.min(burst, bucket.tokens + ((at - bucket.at) / 1000) * perSecond)
     bucket.at = at
   }
-  // When the next sweep is due: at SWEEP_ABOVE keys, then, while most buckets stay in use, only
-  // once their number has doubled (or reached maxKeys), so that new keys pay for sweeps in bulk.
+  // The next sweep: at SWEEP_ABOVE keys, then once their number doubles, so new keys pay for it in bulk.
   const firstSweep = Math.min(SWEEP_ABOVE, maxKeys)
   let sweepAt = firstSweep
   const sweep = (at: number) => {
@@ -67,8 +57,7 @@ export const createTokenBucketRateLimiter = ({
       refill(bucket, at)
       if (bucket.tokens >= burst) buckets.delete(key)
     }
-    // Still too many: the keys made first go (a Map iterates in insertion order), down to nine
-    // tenths of maxKeys.
+    // Still too many: the oldest keys go (a Map iterates in insertion order), down to 90 % of maxKeys.
     if (buckets.size >= maxKeys) {
       const keep = Math.floor(maxKeys * 0.9)
       for (const key of buckets.keys()) {

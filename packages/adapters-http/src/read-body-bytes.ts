@@ -3,8 +3,7 @@ import type { IncomingMessage } from 'node:http'
 /** What reading a body came to: its bytes, or why there are none. */
 export type RawBody = Buffer | 'too-large' | 'incomplete' | 'timeout'
 
-// One body being read: what the stream's listeners need, kept on the request under a symbol so
-// that the listeners are four functions of the module, not four closures per request.
+// Kept on the request under a symbol, so the listeners are four module functions, not closures per request.
 type Reading = {
   readonly declared: number | undefined
   readonly limit: number
@@ -16,9 +15,8 @@ type Reading = {
 const READING = Symbol('reading')
 type Read = IncomingMessage & { [READING]?: Reading | undefined }
 
-// Every body still arriving, checked against its deadline by one timer of the process instead of
-// a timer per request (setting and clearing one cost 4–5 µs of every create in a CPU profile).
-// A body is refused within SWEEP_MS after its deadline.
+// One interval of the process checks the deadlines of the bodies still arriving, not a timer per body
+// (ARCHITECTURE.md, 'Made by hand, on purpose', row "body reader"); a late body is refused within SWEEP_MS.
 const SWEEP_MS = 50
 const arriving = new Set<Read>()
 let sweep: NodeJS.Timeout | undefined
@@ -79,16 +77,9 @@ const bodyAtHand = (
 }
 
 /**
- * Reads a request's body within `timeoutMs`, up to `limit` bytes. A body over the limit stops the
- * reading at once. A body that ends short of its declared length, a stream that fails or closes
- * first (the client went away), or one that is already closed are all `incomplete`: the client's
- * doing, never a server error. A body node has wholly parsed already is taken at once.
- *
- * A small body usually comes in the same packet as its headers. node's parser hands it over after
- * the 'request' event, with microtasks in between, so at the next turn of the event loop it is all
- * there and is taken without a listener: over a socket, a create cost 72 µs of CPU when its body
- * was listened for (four listeners on and off, the stream set flowing, events on later ticks) and
- * 60 µs taken this way (bench/RESULTS.md). Only a body still arriving then is listened for.
+ * Reads a request's body within `timeoutMs`, up to `limit` bytes; a stream that ends short, fails or
+ * closes is `incomplete` (the client's doing). A body sent with its headers is whole at the next turn
+ * and taken without a listener (ARCHITECTURE.md, 'Made by hand, on purpose', row "body reader").
  */
 export const readBodyBytes = (
   req: IncomingMessage,
@@ -99,7 +90,6 @@ export const readBodyBytes = (
   bodyAtHand(req, declared, limit) ??
   new Promise((resolve) => setImmediate(takeOrListen, resolve, req, declared, limit, timeoutMs))
 
-// At the next turn: the body if it is all there by now, else listened for as it arrives.
 function takeOrListen(
   resolve: (raw: RawBody) => void,
   req: Read,

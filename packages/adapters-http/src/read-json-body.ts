@@ -8,7 +8,6 @@ export const MAX_BODY_BYTES = 64 * 1024
 /** How long a request body may take to arrive, from when the handler starts reading it. */
 export const BODY_TIMEOUT_MS = 10_000
 
-/** Options of readJsonBody. */
 export type ReadJsonBodyOptions = { readonly timeoutMs?: number }
 
 type BodyProblem = UnsupportedMediaType | PayloadTooLarge | MalformedRequest
@@ -48,9 +47,8 @@ const checkMediaType = (contentType: string | undefined, encoding: string | unde
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-// Keys that name or reach a prototype. JSON.parse makes them plain own properties, but a later
-// merge that assigns them (io-ts merges intersections so) would set a prototype instead. No field
-// of the interface has these names, so refusing them outright costs nothing.
+// Keys that reach a prototype: a later merge (io-ts intersections) would set one. No field of the
+// interface has these names, so refusing them costs nothing.
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
 // A text without a backslash spells each key as it is: without these words, it holds none of them.
@@ -73,10 +71,8 @@ const forbiddenKeyIn = (value: unknown): string | undefined => {
 }
 
 /**
- * Reads and parses a JSON request body, checking in the contract's order: media type (415), size
- * (413), then the JSON itself (400). A declared length over the limit is refused unread; a body
- * that takes longer than `timeoutMs` to arrive gets 400, and its connection is closed. Keys that
- * reach a prototype (`__proto__`, `constructor`, `prototype`) are refused at any depth.
+ * Reads and parses a JSON request body in the contract's order: media type (415), size (413), JSON
+ * (400). A slow body gets 400 and a closed connection; prototype keys are refused at any depth.
  */
 export const readJsonBody = async (
   ctx: Context,

@@ -15,8 +15,6 @@ export type RequestState = {
   operation?: string
 }
 
-/** A Koa context with the adapter's state. */
 export type HttpContext = ParameterizedContext<RequestState>
 
-/** A Koa middleware that reads and writes the adapter's state. */
 export type HttpMiddleware = Middleware<RequestState>

@@ -24,8 +24,7 @@ export type ServeRequestsOptions = {
   readonly observe?: (request: ObservedRequest) => void
 }
 
-// Headers that a defect's 500 keeps: the request id, and how the connection ends (the host may
-// have asked for it to close, while shutting down).
+// Headers a defect's 500 keeps: the request id, and `Connection` (the host may close it to shut down).
 const KEPT_ON_ERROR = new Set(['x-request-id', 'connection'])
 const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
 const NOT_ALLOWED: Problem = { _tag: 'MethodNotAllowed', allow: READ_ONLY }
@@ -49,12 +48,9 @@ const bodyLeftUnread = (req: IncomingMessage): boolean =>
 const clientGone = (ctx: HttpContext): boolean => ctx.res.destroyed
 
 /**
- * The service's only Koa middleware. For each request: its id, its client's address and the
- * headers every answer carries, one dispatch (the pet operations under their prefix, else an
- * endpoint of an exact path, else 404), anything thrown turned into `500 internal_error` (logged
- * once with the request id, answered without details), the connection closed when a body was left
- * unread, and one log line with the host's counters. A client that went away is no server error:
- * its line says `aborted`, at info, whatever was thrown meanwhile.
+ * The service's only Koa middleware: request id, client address and common headers, one dispatch (pets
+ * under their prefix, else an exact-path endpoint, else 404), a thrown error as a logged 500, one log
+ * line. A client that went away is no server error: its line says `aborted`, at info.
  */
 export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsOptions): HttpMiddleware => {
   const api: PetsApi | undefined = pets === undefined ? undefined : preparePetsApi(pets)

@@ -66,8 +66,8 @@ describe('a request body, whether it arrived with its headers or after them', ()
   })
 
   // How many 'data' listeners the requests of `run` were given: a body that came with its headers
-  // is taken at the next turn of the event loop, whole, without one (bench/RESULTS.md: listening
-  // cost a create CPU it did not need).
+  // is taken at the next turn of the event loop, whole, without one (ARCHITECTURE.md, 'Made by hand,
+  // on purpose', row "body reader").
   const dataListenersDuring = async (run: () => Promise<unknown>): Promise<number> => {
     let count = 0
     const proto = IncomingMessage.prototype as unknown as Record<string, unknown>

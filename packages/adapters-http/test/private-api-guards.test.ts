@@ -139,7 +139,7 @@ describe(`node's http internals read by read-body-bytes.ts and answer-client-err
   it('has a body sent with its headers whole at the next turn, taken by one read()', async () => {
     const { sync, complete, flowing, body } = await seen
     const hint =
-      'read-body-bytes.ts takes it then — re-measure (bench/RESULTS.md, "Issue 12, seventh session")'
+      'read-body-bytes.ts takes it then — re-measure (ARCHITECTURE.md, "Made by hand, on purpose", "body reader")'
     expect(typeof sync, `${NODE}: IncomingMessage.complete is no longer a boolean; ${hint}`).toBe('boolean')
     expect(
       complete,

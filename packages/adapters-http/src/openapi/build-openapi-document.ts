@@ -116,11 +116,7 @@ const pathsOf = (routes: ReadonlyArray<RouteSpec>) => {
   return paths
 }
 
-/**
- * The OpenAPI 3.1 document of the interface, built from the route table that serves it and from
- * the io-ts codecs that decode its requests: nothing in it is written a second time. `servers`
- * are the base URLs of the current environment (each ending in `/v1`).
- */
+/** The OpenAPI 3.1 document, built from the route table and codecs that serve it; `servers` end in `/v1`. */
 export const buildOpenApiDocument = ({
   servers,
 }: {

@@ -8,7 +8,6 @@ import {
   type RouteSpec,
 } from '../routes/route-table.js'
 
-/** An OpenAPI Header Object. */
 export type HeaderObject = {
   readonly description: string
   readonly required: boolean
@@ -16,12 +15,10 @@ export type HeaderObject = {
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-// The regular expression of a path template below the server URL: `/pets/{petId}` → `/pets/[^/]+`.
-// A parameter's name holds no backslash: `[^\\]*` stops at the next escape, where `[^}]*` would
-// run on to the end of the text from every `\{` of it.
+// A path template as a pattern: `/pets/{petId}` → `/pets/[^/]+`. `[^\\]*` stops at the next escape,
+// where `[^}]*` would run on to the end of the text from every `\{` of it.
 const pathPattern = (template: string) => escape(template).replace(/\\\{[^\\]*\\\}/g, '[^/>]+')
 
-/** A reference to a header described once, in `components.headers`. */
 export type HeaderRef = { readonly $ref: string }
 
 /** The headers any answer may carry, described once in `components.headers`. */

@@ -130,9 +130,8 @@ const headersOf = (
 const unique = <A>(values: ReadonlyArray<A>) => [...new Set(values)]
 
 /**
- * The error responses of an operation, by status: their codes, descriptions and headers, each
- * taken from what toErrorResponse answers for the problems the operation may meet. Headers the
- * operation puts on all its answers (`operationHeaders`) are required where only it answers.
+ * The error responses of an operation by status, taken from what toErrorResponse answers for its
+ * problems; `operationHeaders` are required where only the operation answers.
  */
 export const problemResponses = (
   sources: ReadonlyArray<ProblemSource>,

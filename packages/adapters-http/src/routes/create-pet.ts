@@ -34,10 +34,8 @@ const problemOf = (error: CreatePetError): Problem =>
   error._tag === 'IdempotencyUnsupported' ? { _tag: 'NotImplemented' } : error
 
 /**
- * The handler of createPet. With an Idempotency-Key it adds the pet at most once per API key and
- * key: a retry with the same JSON value gets the first answer again (201, the same pet and
- * Location), with another value 422, while the first is still running 409. The checks come in
- * the contract's order: 415, 413, 400 (body and header together), then 409/422.
+ * The handler of createPet, at most once per API key and Idempotency-Key (a retry gets the first answer,
+ * another body 422, a concurrent one 409); checks in the contract's order: 415, 413, 400, 409/422.
  */
 export const createPetHandler =
   ({ useCases, publicBaseUrl, bodyTimeoutMs }: CreatePetOptions) =>

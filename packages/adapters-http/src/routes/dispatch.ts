@@ -3,7 +3,6 @@ import type { MethodNotAllowed } from '../problems.js'
 /** One method of one path: what serves it, and the operation id that logs and metrics carry. */
 export type Endpoint<H> = { readonly operationId: string; readonly handle: H }
 
-/** One path of the table, with every method it answers. */
 export type PathRoute<H> = {
   /** The template with the prefix, in OpenAPI's syntax: `/v1/pets/{petId}`. */
   readonly template: string
@@ -18,7 +17,6 @@ export type Match<H> = { readonly route: PathRoute<H>; readonly params: Readonly
 type Compiled<H> = {
   readonly route: PathRoute<H>
   readonly segments: ReadonlyArray<string | null>
-  /** The match of a path without parameters, made once. */
   readonly whole: Match<H>
 }
 
@@ -36,12 +34,8 @@ const decodeParam = (text: string): string => {
 }
 
 /**
- * Compiles a table of routes, once, into the function that finds a request's route. It matches as
- * @koa/router does by default (a test holds the two together): static segments without regard
- * to case, a parameter as one non-empty segment, percent-decoded, and one optional trailing
- * slash. A GET route answers HEAD too. `routes` give paths below `prefix`, in OpenAPI's syntax.
- * @koa/router itself cost 4 to 5 µs more server CPU per request, about a tenth of one on the
- * memory store (bench/ab-requests.mjs, issue 27): its match, middleware chain and compose.
+ * Compiles routes (paths below `prefix`, OpenAPI syntax) once into a matcher that matches as @koa/router
+ * does by default, held so by a test (ARCHITECTURE.md, 'Made by hand, on purpose', row "dispatcher").
  */
 export const compileRoutes = <H>(
   prefix: string,

@@ -43,7 +43,6 @@ const nextLink = (base: string, query: PetQuery, page: PetPage): string | undefi
     : `<${base}/pets?limit=${query.limit}${query.status === undefined ? '' : `&status=${query.status}`}` +
       `&after=${page.next.value}>; rel="next"`
 
-// The headers of a deprecated operation, from its declaration in the route table.
 const deprecationHeadersOf = (operationId: OperationId, publicBaseUrl: string) => {
   const route: RouteSpec | undefined = ROUTES.find((r) => r.operationId === operationId)
   const successor = ROUTES.find((r) => r.operationId === route?.deprecation?.successor)

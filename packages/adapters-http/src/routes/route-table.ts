@@ -51,22 +51,13 @@ export type RouteSpec = {
     readonly body: t.Mixed
     readonly headers: Readonly<Partial<Record<ResponseHeader, { readonly required: boolean }>>>
   }
-  /**
-   * Declared here only: the headers of every answer of the operation itself (RFC 9745, RFC 8594),
-   * the OpenAPI document and the usage counts of deprecated operations are derived from it.
-   */
+  /** Declared here only: the deprecation headers, the OpenAPI document and usage counts derive from it. */
   readonly deprecation?: Deprecation
-  /**
-   * What the operation itself may answer with, besides its success. Authentication answers
-   * before it and adds ROUTER_PROBLEMS to every operation.
-   */
+  /** What the operation may answer besides success; authentication adds ROUTER_PROBLEMS to every one. */
   readonly problems: ReadonlyArray<Problem['_tag']>
 }
 
-/**
- * What any path under the prefix may answer before or around the operation: authentication, the
- * rate limit (when the host sets one), a URL over MAX_URL_BYTES (400), and defects.
- */
+/** What any path under the prefix may answer around its operation: auth, rate limit, a long URL, defects. */
 export const ROUTER_PROBLEMS: ReadonlyArray<Problem['_tag']> = [
   'Unauthorized',
   'RateLimited',
@@ -78,10 +69,7 @@ export const ROUTER_PROBLEMS: ReadonlyArray<Problem['_tag']> = [
 // The request headers of createPet, with the codec idempotencyKeyOf decodes the header with.
 const CreatePetHeaders = t.partial({ [IDEMPOTENCY_KEY_HEADER]: IdempotencyKeyHeader })
 
-/**
- * The operations of the interface. createPetsRouter registers exactly these, and the OpenAPI
- * document is built from them, so the routes and their description cannot drift apart.
- */
+/** The operations: createPetsRouter serves exactly these and the OpenAPI document describes them. */
 export const ROUTES = [
   {
     operationId: 'listPets',
