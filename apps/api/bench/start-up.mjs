@@ -19,12 +19,13 @@ const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name
 const store = option('--store', 'memory')
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const bin = option('--bin', here('../dist/bin/animal-store.mjs'))
-const { NODE_FLAGS } = await import(new URL('../dist/node-flags.js', import.meta.url).href)
+// Node's flags as the bin's first line gives them (`#!/usr/bin/env -S node FLAGS`), as running it does.
+const nodeFlags = readFileSync(bin, 'utf8').split('\n', 1)[0].split(' ').slice(3)
 
 const servers = [
   {
     name: 'service',
-    argv: [...NODE_FLAGS, bin],
+    argv: [...nodeFlags, bin],
     env:
       store === 'memory'
         ? { STORAGE: 'memory', API_KEYS: 'start-up-key' }

@@ -68,11 +68,11 @@ await build({
   // Found at run time from the installed packages: pg's optional native binding (never used),
   // and swagger-ui-dist, whose files the docs page serves from its folder.
   external: ['pg-native', 'swagger-ui-dist'],
-  // The first line runs the file with the service's node flags (src/node-flags.ts); a chunk's is
+  // The first line runs the file with node and the flags of src/node-flags.ts (none); a chunk's is
   // never read. The CommonJS packages inside call require() for node's modules; an ES module has none.
   banner: {
     js:
-      `#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}\n` +
+      `#!/usr/bin/env ${NODE_FLAGS.length === 0 ? 'node' : `-S node ${NODE_FLAGS.join(' ')}`}\n` +
       "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
   plugins: [nodeOnlyPg, esModulesOfFpTs, ...LAZY_REQUIRES],

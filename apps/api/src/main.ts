@@ -4,6 +4,7 @@ import cluster from 'node:cluster'
 import { KEYS_USAGE, OPENAPI_USAGE, UsageError } from './commands/usage.js'
 import { loadConfig, type AppConfig } from './config.js'
 import { createLogger, exitAfterFlush, exitOnUncaughtErrors, flushLogs, type Logger } from './logger.js'
+import { applyV8Flags } from './node-flags.js'
 import { runPrimary } from './run-primary.js'
 import { serve } from './serve.js'
 
@@ -48,6 +49,7 @@ const serveCommand = async (loaded: AppConfig) => {
 }
 
 const main = async (argv: ReadonlyArray<string>) => {
+  applyV8Flags()
   const [command = 'serve', ...rest] = argv
   if (command === '--help' || command === '-h' || command === 'help') return print(USAGE)
   const config = loadConfig(process.env, { stdoutIsTty: process.stdout.isTTY === true })

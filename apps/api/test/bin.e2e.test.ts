@@ -8,9 +8,9 @@ import { MAIN } from './support/child-service.js'
 const ENV = { PATH: process.env.PATH ?? '', API_KEYS: 'bin-test-key-0123456789abcdef', PORT: '0' }
 
 describe('the bin, run as a file of its own', () => {
-  it('starts node with the service flags of src/node-flags.ts, from its first line', async () => {
+  it('starts node with the flags of src/node-flags.ts (none), from its first line', async () => {
     expect(readFileSync(MAIN, 'utf8').split('\n', 1)[0]).toBe(
-      `#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`,
+      NODE_FLAGS.length === 0 ? '#!/usr/bin/env node' : `#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`,
     )
     const child = spawn(MAIN, [], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''

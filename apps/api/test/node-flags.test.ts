@@ -1,0 +1,38 @@
+import { execFile } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import { V8_FLAGS } from '../src/node-flags.js'
+
+// Keeps 100,000 objects live while making 3 million that live long enough to reach the old
+// generation and then die, like a server's requests; prints the largest old space it saw.
+const WORKLOAD = `
+const v8 = require('node:v8')
+for (const flag of JSON.parse(process.env.SET_FLAGS)) v8.setFlagsFromString(flag)
+const live = Array.from({ length: 100000 }, (_, i) => ({ i, s: 'live' + i }))
+const ring = new Array(200000)
+let peak = 0
+for (let i = 0; i < 3000000; i++) {
+  ring[i % ring.length] = { i, s: 'gone' + i }
+  if (i % 20000 === 0) peak = Math.max(peak, v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_size)
+}
+process.stdout.write(String(live.length > 0 && peak))
+`
+
+const peakOldSpace = (nodeFlags: ReadonlyArray<string>, setFlags: ReadonlyArray<string>) =>
+  new Promise<number>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [...nodeFlags, '-e', WORKLOAD],
+      { env: { SET_FLAGS: JSON.stringify(setFlags) } },
+      (error, stdout) => (error ? reject(error) : resolve(Number(stdout))),
+    ),
+  )
+
+describe('the V8 flags, set by the process itself', () => {
+  it('bound the growth of the old generation as they do on the command line', async () => {
+    const none = await peakOldSpace([], [])
+    const inside = await peakOldSpace([], V8_FLAGS)
+    const commandLine = await peakOldSpace(V8_FLAGS, [])
+    expect(inside).toBeLessThan(none * 0.8)
+    expect(inside).toBeLessThan(commandLine * 1.3)
+  })
+})
