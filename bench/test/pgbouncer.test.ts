@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { smokeOptions } from '../src/options.js'
 import { pgBouncerSection, runPgBouncer, type PgBouncerFigures } from '../src/run-pgbouncer.js'
 
-// The PgBouncer part of `pnpm bench --smoke`, so that it cannot rot: 0.1 s of load per run. It
+// The PgBouncer part of `pnpm bench --smoke`, so that it cannot rot: 0.5 s of load per run. It
 // starts Debian's pgbouncer (the test fails, saying how to install it, without one).
 describe('pnpm bench --smoke, through PgBouncer', () => {
   let server: TestServer
