@@ -29,7 +29,7 @@ export type BenchOptions = {
   readonly out: string | undefined
 }
 
-/** The options of `pnpm bench --smoke`: every step once, 0.5 s of load per run (0.1 s saw no answer on a busy machine), in seconds. */
+/** The options of `pnpm bench --smoke`: every step once, 0.5 s of load per run, in seconds. */
 export const smokeOptions = (env: NodeJS.ProcessEnv): BenchOptions => ({
   smoke: true,
   modes: ['memory', 'postgres'],
