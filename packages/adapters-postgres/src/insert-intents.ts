@@ -29,11 +29,26 @@ export const REGISTER_INTENT: Statement<unknown> = {
   decode: () => undefined,
 }
 
-/** The SQL that claims the intent `$<intent>` of slot `$<slot>`, with the pets of its insert. */
-export const claimIntent = (slot: number, intent: number): string =>
-  `UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL
-    WHERE slot = $${slot}::uuid AND intent = $${intent}::uuid AND expires_at > clock_timestamp()
+/**
+ * SQL that claims the intent `$4` of slot `$3` for the batch `$2` (a JSON array) and registers the
+ * intent `$5` for `$6` ms in its place, for the slot's next insert: every id drawn after this
+ * commits is above the ids this batch draws, so at least the sequence's last value before it, plus
+ * its length, plus one.
+ */
+export const CLAIM_AND_RENEW = `UPDATE pet_insert_intents SET intent = $5::uuid,
+      lowest_id = coalesce(pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass), 0)
+        + jsonb_array_length($2::jsonb) + 1,
+      expires_at = clock_timestamp() + $6::integer * interval '1 millisecond'
+    WHERE slot = $3::uuid AND intent = $4::uuid AND expires_at > clock_timestamp()
     RETURNING 1`
+
+/** Clears the intent `$2` of slot `$1`: registered for an insert that did not come. */
+export const RELEASE_INTENT: Statement<unknown> = {
+  text: `UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL
+    WHERE slot = $1::uuid AND intent = $2::uuid RETURNING slot`,
+  columns: ['slot'],
+  decode: () => undefined,
+}
 
 /**
  * Clears intents that expired unclaimed (their writer stalled or died). One being claimed is

@@ -11,7 +11,7 @@ import {
   preparedPairRunnerOn,
   preparedRunnerOn,
 } from './database-handles.js'
-import { claimIntent, listBelowHorizon, listingStatement } from './insert-intents.js'
+import { CLAIM_AND_RENEW, listBelowHorizon, listingStatement, RELEASE_INTENT } from './insert-intents.js'
 import { batchPetInserts } from './pet-inserts.js'
 import type { Database } from './schema.js'
 import type { Statement } from './statement.js'
@@ -20,8 +20,9 @@ import { storeCall, type TryStoreOptions } from './unavailable.js'
 
 const columns = ['id', 'name', 'category_id', 'status'] as const
 
-// One statement for a whole batch of creations (pet-inserts.ts): its intent, registered just
-// before (insert-intents.ts), is claimed with the pets, and the batch adds nothing if it expired.
+// One statement for a whole batch of creations (pet-inserts.ts): it claims its intent (registered
+// by the insert before it, or just before it: insert-intents.ts) and registers the next one with
+// the pets, and adds nothing if its intent expired.
 // The ordering lock of the previous version is taken shared: its inserts, which take it alone, and
 // these exclude each other during a rolling deploy; these never wait for each other. The lock
 // timeout is set first, in the same statement, where a transaction pooler dropped the session's.
@@ -33,18 +34,13 @@ const insertText = (ordered: string) => `WITH settings AS (SELECT set_config('lo
     FROM ordered, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS batch(row, position)
     ORDER BY position
   RETURNING id, name, category_id, status`
-const INSERT = insertText(`claimed AS (${claimIntent(3, 4)}),
+const INSERT = insertText(`claimed AS (${CLAIM_AND_RENEW}),
   ordered AS (SELECT pg_advisory_xact_lock_shared(${PET_INSERT_LOCK}) FROM settings, claimed)`)
 // In a transaction of the caller's, no other session sees an intent before that commits: the
 // inserts take the ordering lock alone instead, as the previous version did. They wait for the
 // inserts under way, and hold every other insert off until the caller's transaction ends.
 const INSERT_ALONE = insertText(`ordered AS (SELECT pg_advisory_xact_lock(${PET_INSERT_LOCK}) FROM settings)`)
 
-// Inserts under way at once per process: no lock orders them, so more can share one WAL flush.
-const INSERTS_IN_FLIGHT = 2
-
-// Compiled once: kysely would build and compile the same text on every call (about 15 µs of a
-// request, bench/RESULTS.md); only the values change, given in the order of the placeholders.
 const textOf = (query: Compilable) => query.compile().sql
 
 const petStatement = (text: string): Statement<Pet> => ({ text, columns, decode: toPet })
@@ -83,12 +79,12 @@ export const createPostgresPetRepository = (
   const inserts = db.isTransaction
     ? batchPetInserts(
         (_, _intent, s, values, done) => run(s, values.slice(0, 2), done),
-        insert,
+        (s, values, done) => (s === RELEASE_INTENT ? done(undefined, []) : run(s, values.slice(0, 2), done)),
+        { insert, release: RELEASE_INTENT },
         lockTimeout,
         0,
-        1,
       )
-    : batchPetInserts(pair, insert, lockTimeout, lifetimeMs, INSERTS_IN_FLIGHT)
+    : batchPetInserts(pair, run, { insert, release: RELEASE_INTENT }, lockTimeout, lifetimeMs)
   const listed = (statement: typeof listAll, values: ReadonlyArray<string>, limit: number) =>
     storeCall<Array<Pet>>(
       (ok, fail) =>

@@ -2,38 +2,44 @@ import type { CategoryId, PageCursor, Pet, PetData, PetName } from '@pets/domain
 import { aPetData, run } from '@pets/domain/testing'
 import { describe, expect, inject, it } from 'vitest'
 import { batchPetInserts, batchStatements, MAX_INSERT_BATCH } from '../src/pet-inserts.js'
-import type { RunDone, RunPreparedAfter, Statement } from '../src/statement.js'
+import type { RunDone, RunPrepared, RunPreparedAfter, Statement } from '../src/statement.js'
 import { REGISTER_INTENT } from '../src/insert-intents.js'
 import { createPostgresPetRepository } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
 
 const INSERT: Statement<Pet> = { text: 'INSERT …', columns: [], decode: () => ({}) as Pet }
+const RELEASE: Statement<unknown> = { text: 'RELEASE …', columns: [], decode: () => undefined }
+const STATEMENTS = { insert: INSERT, release: RELEASE }
 
-// A runner that holds each statement until the test ends it, and gives ids in the batch's order.
+type Held = {
+  readonly statement: Statement<unknown>
+  readonly values: ReadonlyArray<string | null>
+  /** What the statement registered first on the same connection, if anything. */
+  readonly registered?: ReadonlyArray<string | null>
+  readonly done: RunDone<unknown>
+}
+
+// Runners that hold each statement until the test ends it; inserts give ids in the batch's order.
 const heldRunner = () => {
-  const held: Array<{
-    readonly batch: ReadonlyArray<[string, number, string]>
-    readonly done: RunDone<Pet>
-  }> = []
+  const held: Array<Held> = []
   let nextId = 1
-  const runner: RunPreparedAfter = (first, intent, _statement, values, done) => {
-    // Every insert names the intent registered just before it, on the same connection.
+  const pair: RunPreparedAfter = (first, registered, statement, values, done) => {
     expect(first).toBe(REGISTER_INTENT)
-    expect([values[2], values[3]]).toEqual([intent[0], intent[1]])
-    held.push({
-      batch: JSON.parse(values[1]!) as Array<[string, number, string]>,
-      done: done as RunDone<Pet>,
-    })
+    held.push({ statement, values, registered, done: done as RunDone<unknown> })
   }
+  const one: RunPrepared = (statement, values, done) =>
+    void held.push({ statement, values, done: done as RunDone<unknown> })
+  const batchOf = (h: Held) => JSON.parse(h.values[1]!) as Array<[string, number, string]>
   const answer = (index = 0) => {
-    const [{ batch, done }] = held.splice(index, 1) as [(typeof held)[number]]
+    const [h] = held.splice(index, 1) as [Held]
+    if (h.statement === RELEASE) return h.done(undefined, [])
     // Rows come back in any order: the batcher matches them by id and content.
-    const rows = batch.map(
-      ([name, categoryId, status]) => ({ id: nextId++, name, categoryId, status }) as Pet,
-    )
-    done(undefined, rows.reverse())
+    const rows = batchOf(h).map(([name, categoryId, status]) => ({ id: nextId++, name, categoryId, status }))
+    h.done(undefined, rows.reverse())
   }
-  return { runner, held, answer }
+  const sizes = () => held.map((h) => (h.statement === RELEASE ? 'release' : batchOf(h).length))
+  const make = () => batchPetInserts(pair, one, STATEMENTS, '500', 750)
+  return { held, answer, sizes, make }
 }
 
 const creation = (i: number): PetData =>
@@ -43,73 +49,75 @@ const add = (inserts: ReturnType<typeof batchPetInserts>, pet: PetData) =>
   new Promise<Pet>((resolve, reject) => inserts(pet, resolve, reject))
 
 describe('batchPetInserts', () => {
-  it('inserts a creation at once, alone, when nothing is under way', async () => {
-    const { runner, held, answer } = heldRunner()
-    const inserts = batchPetInserts(runner, INSERT, '500', 750, 1)
-    const pet = add(inserts, creation(0))
-    expect(held.map((h) => h.batch.length)).toEqual([1])
+  it('inserts a creation at once, alone, after registering its intent, and clears the next intent once nothing waits', async () => {
+    const { held, answer, sizes, make } = heldRunner()
+    const pet = add(make(), creation(0))
+    expect(sizes()).toEqual([1])
+    const [slot, intent, lifetime] = held[0]!.registered!
+    // The insert claims the intent just registered in its slot, and names the next one.
+    expect(held[0]!.values.slice(2)).toEqual([slot, intent, expect.any(String), lifetime])
+    const next = held[0]!.values[4]
     answer()
     expect(await pet).toMatchObject({ id: 1, name: 'pet 0' })
+    expect(sizes()).toEqual(['release'])
+    expect(held[0]!.values).toEqual([slot, next])
+    answer()
   })
 
-  it('gathers what comes while an insert is under way into the next one, and answers each creation with its own row', async () => {
-    const { runner, held, answer } = heldRunner()
-    const inserts = batchPetInserts(runner, INSERT, '500', 750, 1)
+  it('gathers what comes while an insert is under way into the next one, which claims the intent the first registered', async () => {
+    const { held, answer, sizes, make } = heldRunner()
+    const inserts = make()
     const pets = Array.from({ length: 100 }, (_, i) => add(inserts, creation(i)))
-    expect(held.map((h) => h.batch.length)).toEqual([1])
+    expect(sizes()).toEqual([1])
+    const next = held[0]!.values[4]
     answer()
-    expect(held.map((h) => h.batch.length)).toEqual([99])
+    expect(sizes()).toEqual([99])
+    // One statement: no registering first.
+    expect(held[0]!.registered).toBeUndefined()
+    expect(held[0]!.values[3]).toBe(next)
     answer()
     const added = await Promise.all(pets)
     added.forEach((pet, i) => expect(pet).toMatchObject({ name: `pet ${i}`, categoryId: i + 1 }))
     expect(new Set(added.map((p) => p.id)).size).toBe(100)
+    expect(sizes()).toEqual(['release'])
   })
 
   it(`carries at most ${MAX_INSERT_BATCH} creations in one insert`, () => {
-    const { runner, held, answer } = heldRunner()
-    const inserts = batchPetInserts(runner, INSERT, '500', 750, 1)
+    const { answer, sizes, make } = heldRunner()
+    const inserts = make()
     for (let i = 0; i < 1 + MAX_INSERT_BATCH + 10; i++) void add(inserts, creation(i))
     answer()
-    expect(held.map((h) => h.batch.length)).toEqual([MAX_INSERT_BATCH])
+    expect(sizes()).toEqual([MAX_INSERT_BATCH])
     answer()
-    expect(held.map((h) => h.batch.length)).toEqual([10])
+    expect(sizes()).toEqual([10])
   })
 
-  it('fails every creation an insert carried when it failed, and goes on with the next', async () => {
-    const { runner, held, answer } = heldRunner()
-    const inserts = batchPetInserts(runner, INSERT, '500', 750, 1)
+  it('fails every creation an insert carried when it failed, and registers a fresh intent for the next', async () => {
+    const { held, answer, sizes, make } = heldRunner()
+    const inserts = make()
     const first = add(inserts, creation(0))
     const failing = add(inserts, creation(1))
     const later = add(inserts, creation(2))
     answer()
     await first
     // The second insert carries creations 1 and 2, and fails: both fail, neither was added.
-    expect(held.map((h) => h.batch.length)).toEqual([2])
+    expect(sizes()).toEqual([2])
     const failure = new Error('lock timeout')
     held.shift()!.done(failure, [])
     await expect(failing).rejects.toBe(failure)
     await expect(later).rejects.toBe(failure)
-    // The next one goes on as ever.
+    // Nothing is known of the slot now: the next insert registers its intent first.
     const next = add(inserts, creation(3))
+    expect(held[0]!.registered).toBeDefined()
     answer()
     expect((await next).name).toBe('pet 3')
   })
 
   it('fails the creations of an insert that added no row (its intent expired) as unavailable, 55P03', async () => {
-    const { runner, held } = heldRunner()
-    const inserts = batchPetInserts(runner, INSERT, '500', 750, 1)
-    const pet = add(inserts, creation(0))
+    const { held, make } = heldRunner()
+    const pet = add(make(), creation(0))
     held.shift()!.done(undefined, [])
     await expect(pet).rejects.toMatchObject({ code: '55P03' })
-  })
-
-  it('keeps as many inserts under way as it is given, gathering the rest into the next', () => {
-    const { runner, held, answer } = heldRunner()
-    const inserts = batchPetInserts(runner, INSERT, '500', 750, 2)
-    for (let i = 0; i < 10; i++) void add(inserts, creation(i))
-    expect(held.map((h) => h.batch.length)).toEqual([1, 1])
-    answer()
-    expect(held.map((h) => h.batch.length)).toEqual([1, 8])
   })
 })
 
