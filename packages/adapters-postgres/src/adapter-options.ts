@@ -2,15 +2,11 @@ import type { OnUnavailable, TryStoreOptions } from './unavailable.js'
 
 /** What every adapter of this package may be given besides its kysely handle. */
 export type PostgresAdapterOptions = {
-  /**
-   * Told once of each call answered `StoreUnavailable` (a 503), with its operation and SQLSTATE:
-   * for a warning in the host's log. Silent unless given.
-   */
+  /** Told once of each call answered `StoreUnavailable` (a 503); silent unless given. */
   readonly onUnavailable?: OnUnavailable
   /**
-   * `lock_timeout` set inside each write that waits for the id-ordering lock, so that it holds
-   * even where the session's own settings were dropped (a transaction pooler); 500 ms unless
-   * given, and on a handle made by createPostgresDatabase its own `lockTimeoutMs`; 0 for no limit.
+   * `lock_timeout` set inside each write, so that it holds where a pooler dropped the session's; 500 ms
+   * unless given (or the handle's `lockTimeoutMs`), 0 for no limit.
    */
   readonly lockTimeoutMs?: number
 }

@@ -23,12 +23,9 @@ export type ApiKeyCache = {
 }
 
 /**
- * Makes the cache; nothing runs before `start`. In order: LISTEN, check that the trigger of
- * migration 0005 is there, load every active key, and only then serve. A notification makes the
- * index stale until a reload that began after it has finished: one reload at a time, the latest
- * state each time. A reload that ran while this process added or revoked a key is thrown away and
- * run again, so it never brings back what it removed. A reload that fails ends the connection,
- * which connects, LISTENs and reloads again.
+ * The cache; nothing runs before `start`: LISTEN, check migration 0005's trigger, load active keys, serve.
+ * A notification makes the index stale until a reload begun after it ends; a reload that overlapped a local
+ * change runs again, and one that fails ends the connection, which reconnects and reloads.
  */
 export const createApiKeyCache = (
   db: Kysely<Database>,

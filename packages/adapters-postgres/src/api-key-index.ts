@@ -13,10 +13,7 @@ export type ApiKeyIndex = {
   readonly remove: (id: ApiKeyId) => void
 }
 
-/**
- * Makes an empty index. As in the in-memory store, keys are looked up by digest, which tells a
- * timing attacker nothing about the key.
- */
+/** An empty index; keys are looked up by digest, which tells a timing attacker nothing about the key. */
 export const createApiKeyIndex = (): ApiKeyIndex => {
   let byDigest = new Map<string, ApiKeyOwner>()
   let digestById = new Map<ApiKeyId, string>()

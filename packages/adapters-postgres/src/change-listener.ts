@@ -6,10 +6,7 @@ import { asError } from './as-error.js'
 
 /** Where and how the dedicated LISTEN connection connects. */
 export type ListenOptions = {
-  /**
-   * A connection string for a session of its own, outside the pool: the database directly (say
-   * DATABASE_DIRECT_URL), or a pooler in session mode, never one in transaction mode.
-   */
+  /** A session outside the pool: PostgreSQL itself or a pooler in session mode, never in transaction mode. */
   readonly connectionString: string
   /** Shown in pg_stat_activity; `api-keys-listener` unless given. */
   readonly applicationName?: string
@@ -60,11 +57,8 @@ const within = async (heard: Promise<void>, ms: number): Promise<boolean> => {
   }
 }
 
-/**
- * Ends a client, and destroys its socket if the server has not answered the goodbye within `ms`:
- * on a connection that went silent (a frozen host, an expired NAT entry) `end()` alone would wait
- * forever, and so would whatever closes the listener.
- */
+// Ends a client, destroying its socket if the goodbye is not answered within `ms`: on a silent path (a frozen
+// host, an expired NAT entry) `end()` alone would wait forever.
 const endWithin = (client: pg.Client, ms: number): Promise<void> => {
   const ended = client.end().catch(() => {})
   const force = setTimeout(() => destroySocket(client), ms)
@@ -73,12 +67,9 @@ const endWithin = (client: pg.Client, ms: number): Promise<void> => {
 }
 
 /**
- * Keeps a dedicated `pg.Client` (not from the pool) LISTENing on `hooks.channel`, with TCP
- * keepalive and a heartbeat. Each connection first LISTENs, then proves that it hears a
- * notification sent through the pool (a transaction pooler, or another database, never delivers
- * it: then it gives up for good, with a ListenUnheardError), then runs `ready`, and only then is
- * up. When it breaks it is down, and connects again after a bounded, jittered backoff. Errors go
- * to `onError`; none is thrown, none crashes the process.
+ * Keeps a dedicated `pg.Client` LISTENing on `hooks.channel`. Each connection LISTENs, proves it hears a
+ * NOTIFY sent through the pool (else a ListenUnheardError, for good), runs `ready`, and only then is up; a
+ * broken one connects again after a jittered backoff. Errors go to `onError`, never thrown.
  */
 export const createChangeListener = (options: ListenOptions, hooks: ListenHooks): ChangeListener => {
   const timeoutMs = options.timeoutMs ?? 5000
@@ -92,7 +83,6 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
   let started: Promise<void> | undefined
   let closed = false
 
-  // Ends `client` if it is the current connection, and plans the next one; resolves once it ended.
   const lost = (client: pg.Client, error: Error): Promise<void> => {
     if (client !== current) return Promise.resolve() // an earlier connection, already replaced
     current = undefined
@@ -123,7 +113,6 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
       )
   }
 
-  // The LISTEN hears a NOTIFY sent through the pool: it reaches the same database, and hears.
   const prove = async (client: pg.Client) => {
     const channel = `api_keys_probe_${randomBytes(8).toString('hex')}`
     const payload = randomBytes(8).toString('hex')
@@ -156,8 +145,7 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
       application_name: options.applicationName ?? 'api-keys-listener',
       connectionTimeoutMillis: timeoutMs,
       query_timeout: timeoutMs,
-      // As the pool's: a silent path to the server is noticed within about 15 s even while idle
-      // (libuv probes once a second after the first, 10 times), besides the heartbeat.
+      // As the pool's: a silent path is noticed within about 15 s even while idle, besides the heartbeat.
       keepAlive: true,
       keepAliveInitialDelayMillis: 5000,
     })

@@ -21,35 +21,16 @@ export type PostgresDatabaseOptions = {
   readonly connectionString: string
   /** Connections in the pool; 10 unless given. */
   readonly poolSize?: number
-  /**
-   * How long a call waits for a connection, from the pool or newly opened, before it fails;
-   * 1000 ms unless given.
-   */
+  /** How long a call waits for a connection before it fails; 1000 ms unless given. */
   readonly connectionTimeoutMs?: number
-  /**
-   * How long one statement may run before the server cancels it (`statement_timeout`); the client
-   * gives up 250 ms later, for a server that no longer answers, and destroys that connection.
-   * 750 ms unless given, 0 for no limit.
-   */
+  /** `statement_timeout` (the client gives up 250 ms later); 750 ms unless given, 0 for no limit. */
   readonly statementTimeoutMs?: number
-  /**
-   * How long a statement waits for a lock (`lock_timeout`), such as a write for the id-ordering
-   * lock; set on the session, and again inside every write that takes that lock. 500 ms unless
-   * given, 0 for no limit.
-   */
+  /** `lock_timeout`, repeated inside the adapters' writes; 500 ms unless given, 0 for no limit. */
   readonly lockTimeoutMs?: number
-  /**
-   * How long a session may sit in an open transaction waiting for its client before the server
-   * ends it (`idle_in_transaction_session_timeout`); 2000 ms unless given, 0 for no limit.
-   */
+  /** `idle_in_transaction_session_timeout`; 2000 ms unless given, 0 for no limit. */
   readonly idleInTransactionTimeoutMs?: number
   readonly keepAlive?: KeepAliveOptions
-  /**
-   * Whether to send the server-side settings (the timeouts, TCP keepalives) at all; true unless
-   * given. Directly to PostgreSQL they go in the `options` startup parameter; behind a pooler, the
-   * timeouts are set in front of each statement instead (see `pooler`). False: none is sent, and
-   * the role's or database's own apply (`ALTER ROLE … SET`).
-   */
+  /** Whether to send the timeouts and keepalives; true unless given (false: the role's settings apply). */
   readonly sendSessionSettings?: boolean
   /** Whether a transaction pooler is in between; `detect` unless given (PoolerMode). */
   readonly pooler?: PoolerMode
@@ -73,9 +54,8 @@ export type PostgresDatabase = {
   readonly close: () => Promise<void>
 }
 
-// If the server never answers (a dead network), the client gives up this long after the server
-// would have cancelled the statement itself; the server's cancel, when it comes, is the cheaper
-// outcome (the connection stays usable).
+// The client gives up this long after the server would have cancelled the statement: the server's cancel
+// leaves the connection usable, so it should come first.
 export const QUERY_TIMEOUT_MARGIN_MS = 250
 
 // pg.types is global, and the host process may have changed how it reads int8. This pool reads
@@ -102,19 +82,16 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
     ),
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 1000,
-    // No `statement_timeout` here: pg would send it as a startup parameter of its own, which a
-    // transaction pooler refuses (it closes the connection); it travels in `options` instead.
-    // No `query_timeout` either: pg would set and clear a timer for every query (a few µs of each
-    // request, bench/RESULTS.md). The guard below times out every query made through `db` and the
-    // adapters, from one interval; a query on `pool` itself has the server's statement timeout.
+    // No `statement_timeout` (a startup parameter of pg's own, which a transaction pooler refuses) and no
+    // `query_timeout` (a timer per query): the guard bounds every query of `db` and the adapters from one
+    // interval (ARCHITECTURE.md, 'Made by hand, on purpose', row "statement path").
     application_name: options.applicationName,
     keepAlive: true,
     keepAliveInitialDelayMillis: keepAlive.idleMs,
     types: int8AsText(),
   })
-  // Without these listeners, a backend terminated while its client sits idle in the pool, or just
-  // after it was handed out, emits an 'error' nobody hears, and Node ends the process. The query
-  // that runs into the broken connection fails on its own and becomes StoreUnavailable.
+  // Without them, a backend terminated while its client idles in the pool emits an 'error' nobody hears, and
+  // Node ends the process; the query that meets the broken connection becomes StoreUnavailable on its own.
   pool.on('error', onError)
   pool.on('connect', (client) => client.on('error', onError))
 

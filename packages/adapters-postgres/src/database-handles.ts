@@ -11,9 +11,8 @@ export type RunStatement = <Row>(
   values: ReadonlyArray<unknown>,
 ) => Promise<{ readonly rows: ReadonlyArray<Row> }>
 
-// What each handle made here knows, for the adapters and migrateToLatest given only the handle:
-// the lock timeout they repeat inside their writes, what the pool learned of its path (a pooler?),
-// and how they run a statement on its guarded pool directly (a Statement, without a promise).
+// What createPostgresDatabase knows of each handle it made, for the adapters and migrateToLatest given only
+// the handle: the lock timeout, what the pool learned of its path, and its statement path.
 export type HandleFacts = {
   readonly lockTimeoutMs: number
   /** The server's statement timeout, 0 for none. */
@@ -27,35 +26,21 @@ const handles = new WeakMap<object, HandleFacts>()
 /** Remembers what createPostgresDatabase knows of the handle it made. */
 export const rememberHandle = (db: object, facts: HandleFacts): void => void handles.set(db, facts)
 
-/**
- * The lock timeout the adapters set inside their writes on `db`: the pool's `lockTimeoutMs` when
- * `db` was made by createPostgresDatabase, else DEFAULT_LOCK_TIMEOUT_MS.
- */
+/** The lock timeout of a handle made by createPostgresDatabase, else DEFAULT_LOCK_TIMEOUT_MS. */
 export const lockTimeoutOf = (db: object): number => handles.get(db)?.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
 
-/**
- * Whether `db` reaches PostgreSQL through a connection pooler: learned by createPostgresDatabase
- * (connecting once if needed); false for a handle made elsewhere.
- */
+/** Whether a handle made by createPostgresDatabase goes through a pooler (connecting once if needed). */
 export const throughPooler = async (db: object): Promise<boolean> =>
   (await handles.get(db)?.connectionFacts())?.pooler ?? false
 
-/**
- * How the adapters run a statement on `db`: on a handle made by createPostgresDatabase, directly on
- * its guarded pool (kysely's executor, connection provider, driver and connection are an async
- * layer each, which cost a request on PostgreSQL allocation and microtasks: bench/RESULTS.md); on
- * any other kysely handle, through kysely.
- */
 const runStatementOn =
   (db: Kysely<Database>): RunStatement =>
   <Row>(text: string, values: ReadonlyArray<unknown>) =>
     db.executeQuery(CompiledQuery.raw(text, [...values]) as CompiledQuery<Row>)
 
 /**
- * How the adapters run a statement of the request path on `db`: on a handle made by
- * createPostgresDatabase, the guarded pool's `runPrepared` (statement.ts: no pg Query, Result or
- * promise; about a third of a PostgreSQL list's CPU in this process, bench/RESULTS.md); on any other
- * kysely handle, through kysely, each row's columns given to the decoder as text.
+ * How the adapters run a request-path statement on `db`: on a handle of createPostgresDatabase, its guarded
+ * pool's `runPrepared` (ARCHITECTURE.md, 'Made by hand, on purpose', row "statement path"); else kysely.
  */
 export const preparedRunnerOn = (db: Kysely<Database>): RunPrepared => {
   const facts = handles.get(db)
@@ -78,8 +63,7 @@ export const preparedRunnerOn = (db: Kysely<Database>): RunPrepared => {
     )
 }
 
-// A value as PostgreSQL's text output gives it, for the types of the statements' columns (text,
-// int8, boolean).
+// A value as PostgreSQL's text output gives it, for the statements' column types (text, int8, boolean).
 const asText = (value: unknown): string | null =>
   value === null || value === undefined
     ? null
@@ -89,11 +73,7 @@ const asText = (value: unknown): string | null =>
         : 'f'
       : String(value)
 
-/**
- * How the adapters run two statements of the request path one after the other: on a handle made by
- * createPostgresDatabase, on one connection of its guarded pool; on any other, one run after the
- * other.
- */
+/** Runs two request-path statements in turn, on one connection when `db` came from createPostgresDatabase. */
 export const preparedPairRunnerOn = (db: Kysely<Database>): RunPreparedAfter => {
   const facts = handles.get(db)
   if (facts !== undefined) return facts.runPreparedAfter
@@ -105,10 +85,7 @@ export const preparedPairRunnerOn = (db: Kysely<Database>): RunPreparedAfter => 
 // How long an insert's intent may wait for its insert when the server has no statement timeout.
 const UNBOUNDED_INTENT_MS = 10_000
 
-/**
- * How long an intent to insert pets lives (insert-intents.ts): the statement timeout of a handle
- * made by createPostgresDatabase (no insert runs longer), else 750 ms, the default of that timeout.
- */
+/** How long an insert's intent lives (insert-intents.ts): the handle's statement timeout, else 750 ms. */
 export const intentLifetimeOf = (db: object): number => {
   const ms = handles.get(db)?.statementTimeoutMs ?? 750
   return ms > 0 ? ms : UNBOUNDED_INTENT_MS

@@ -2,10 +2,8 @@ import { IDEMPOTENCY_WINDOW_MS } from '@pets/domain'
 import { CLEANUP_LOCK } from './advisory-locks.js'
 import type { RunPrepared, Statement } from './statement.js'
 
-// One batch: the oldest expired records, at most $3, by the index on created_at, removed only by
-// the instance that holds the cleanup lock for this transaction (tried, never waited for: another
-// instance's turn is simply skipped). A record replaced meanwhile has a new created_at, and the
-// DELETE checks it again, so a fresh record is never removed.
+// One batch: the oldest expired records, at most $3, removed only by the instance that got the cleanup lock
+// (tried, never waited for). The DELETE checks created_at again, so a record replaced meanwhile stays.
 const REMOVE_BATCH: Statement<{ readonly mine: boolean; readonly removed: number }> = {
   text: `WITH turn AS (SELECT pg_try_advisory_xact_lock(${CLEANUP_LOCK}) AS mine),
   cut AS (SELECT coalesce($1::timestamptz, now() - $2::bigint * interval '1 millisecond') AS before),
@@ -29,9 +27,8 @@ const REMOVE_BATCH: Statement<{ readonly mine: boolean; readonly removed: number
 }
 
 /**
- * Removes the idempotency records made before `before` (null: older than IDEMPOTENCY_WINDOW_MS by
- * the database's clock), batch after batch, each its own short transaction, until one comes back
- * short or another instance has the turn: a large backlog never runs into the statement timeout.
+ * Removes the records made before `before` (null: older than IDEMPOTENCY_WINDOW_MS by the database's clock)
+ * in short batches, so that a backlog never meets the statement timeout, until one comes back short.
  */
 export const removeExpiredRecords = async (
   run: RunPrepared,

@@ -25,10 +25,7 @@ export type GuardedPool = PostgresPool & {
 type Answer = Promise<pg.QueryResult>
 /** How the guarded pool bounds each query. */
 export type GuardOptions = {
-  /**
-   * How long a query may go unanswered before it fails with `Query read timeout` and its
-   * connection is destroyed; 0 (the default) for no limit of the guard's own.
-   */
+  /** A query unanswered this long fails and its connection is destroyed; 0 (the default): no limit. */
   readonly queryTimeoutMs?: number
   /** A monotonic clock in ms; `performance.now` unless given. */
   readonly now?: () => number
@@ -43,11 +40,9 @@ export type GuardOptions = {
 }
 
 /**
- * Wraps a pg pool for kysely so that dead connections leave it (kysely releases every client
- * without an error, and pg keeps a client whose query timed out on its side): a query unanswered
- * after `queryTimeoutMs` fails; a connection it broke is destroyed at its release; and every
- * connection not answered since that query was sent is suspect (a partition, an expired NAT entry),
- * destroyed when next checked out, and another taken or opened instead (guarded-query.ts).
+ * Wraps a pg pool for kysely so that dead connections leave it (kysely releases every client without an
+ * error): a query unanswered after `queryTimeoutMs` fails, a connection it broke is destroyed, and every
+ * connection not answered since is suspect, destroyed when next checked out (guarded-query.ts).
  */
 export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPool => {
   const now = options.now ?? (() => performance.now())
@@ -139,7 +134,6 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     })
   }
 
-  // A statement of the request path, after `first` (if any) on the same connection.
   const runSteps = <Row>(
     first: Statement<unknown> | undefined,
     firstValues: ReadonlyArray<string | null>,
@@ -177,9 +171,8 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     runPreparedAfter: runSteps,
     end: async () => {
       await pool.end()
-      // pg ends each client with a goodbye; one whose path went silent never answers it, and its
-      // socket would stay open for good.
-      // Unreferenced: it keeps no process alive that a silent socket does not keep alive anyway.
+      // pg ends each client with a goodbye that a silent path never answers: such sockets are destroyed a
+      // second later (unreferenced: it keeps alive nothing that a silent socket does not).
       const left = [...open]
       if (left.length > 0)
         setTimeout(() => left.filter((client) => open.has(client)).forEach(destroySocket), 1000).unref()

@@ -17,21 +17,14 @@ export type Tracked = {
 export type Start<A> = (answered: (error: unknown, value?: A) => void) => void
 
 /**
- * What bounds each query of a pool: a query unanswered after `queryTimeoutMs` fails at once
- * (`watchDeadlines`: not before the input that already arrived has been read); a failure that broke
- * its connection marks it broken, and makes every connection not answered since the query was sent
- * suspect (`suspectBefore`): the path to the server may be gone for all of them.
+ * What bounds each query of a pool: one unanswered after `queryTimeoutMs` fails (`watchDeadlines`); one that
+ * broke its connection marks it broken, and every connection not answered since it was sent suspect.
  */
 export const guardQueries = (queryTimeoutMs: number, now: () => number) => {
   let suspectBefore = Number.NEGATIVE_INFINITY
   const deadlines = watchDeadlines(Math.max(1, Math.min(50, queryTimeoutMs / 4)), now)
 
-  /**
-   * Sends one query on `entry` (`start` sends it and calls back once) and settles it once: with
-   * its answer, with its error, or with QueryReadTimeoutError when it goes unanswered too long.
-   * A failure that broke the connection marks it for eviction, and every connection not answered
-   * since this query was sent suspect.
-   */
+  /** Sends one query on `entry` and settles it once: its answer, its error, or QueryReadTimeoutError. */
   const guarded = <A>(entry: Tracked, start: Start<A>, settle: (error: unknown, value?: A) => void): void => {
     const sentAt = now()
     let settled = false

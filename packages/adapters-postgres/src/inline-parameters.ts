@@ -1,10 +1,8 @@
 import pg from 'pg'
 
 /**
- * `text` with each `$n` replaced by `values[n - 1]` as a quoted literal, for the simple protocol
- * (which carries no parameters). A quoted literal is typed by its context as an unspecified
- * parameter is, so the statement means the same. `$n` inside quotes, identifiers or comments is
- * left alone.
+ * `text` with each `$n` replaced by `values[n - 1]` as a quoted literal, for the simple protocol (a literal
+ * is typed by its context, as a parameter is); `$n` inside quotes, identifiers or comments is left alone.
  */
 export const inlineParameters = (text: string, values: ReadonlyArray<unknown>): string => {
   // Without values there is nothing to replace (and a `$1` in a dollar-quoted body stays as it is).

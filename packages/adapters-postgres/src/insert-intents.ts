@@ -3,19 +3,11 @@ import { randomUUID } from 'node:crypto'
 import type { RunPrepared, Statement } from './statement.js'
 import { toPet } from './to-pet-id.js'
 
-// CONTRACT: walking `next` links sees every pet exactly once, also while pets are added. An id is
-// drawn before its row commits, so inserts may commit out of id order, and a reader must not pass
-// an id whose row is still to come. Each insert first registers an intent in a transaction of its
-// own, "every id I draw is above `lowest_id`", and clears it in the transaction of its pets; a
-// listing returns only ids below the lowest intent (its horizon). In one snapshot either the intent
-// or the pets are there, and an id drawn after a listing's snapshot is above every id it saw:
-// inserts commit in parallel, with no lock between them (ARCHITECTURE.md, "How writes keep paging
-// exactly-once").
+// CONTRACT: walking `next` links sees every pet exactly once, also while pets are added. Each insert first
+// commits an intent ("every id I draw is at least `lowest_id`") and clears it with its pets; a listing
+// returns only ids below the lowest intent (ARCHITECTURE.md, "How writes keep paging exactly-once").
 
-/**
- * Registers the intent `$2` in the slot `$1` for `$3` ms. A slot is a row that a process's inserts
- * use one after the other: an update in place, on the table's one page, never a new row.
- */
+/** Registers intent `$2` in slot `$1` for `$3` ms: an update in place of the slot's row, never a new row. */
 export const REGISTER_INTENT: Statement<unknown> = {
   text: `INSERT INTO pet_insert_intents AS i (slot, intent, lowest_id, expires_at)
     VALUES ($1::uuid, $2::uuid,
@@ -30,10 +22,8 @@ export const REGISTER_INTENT: Statement<unknown> = {
 }
 
 /**
- * SQL that claims the intent `$4` of slot `$3` for the batch `$2` (a JSON array) and registers the
- * intent `$5` for `$6` ms in its place, for the slot's next insert: every id drawn after this
- * commits is above the ids this batch draws, so at least the sequence's last value before it, plus
- * its length, plus one.
+ * SQL that claims intent `$4` of slot `$3` for the batch `$2` and registers `$5` for `$6` ms, for the slot's
+ * next insert: above every id this batch draws (the sequence's last value, plus the batch, plus one).
  */
 export const CLAIM_AND_RENEW = `UPDATE pet_insert_intents SET intent = $5::uuid,
       lowest_id = coalesce(pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass), 0)
@@ -50,10 +40,7 @@ export const RELEASE_INTENT: Statement<unknown> = {
   decode: () => undefined,
 }
 
-/**
- * Clears intents that expired unclaimed (their writer stalled or died). One being claimed is
- * locked by its insert and skipped: it ends with that insert's transaction.
- */
+// Clears intents that expired unclaimed (a stalled or dead writer); one being claimed is locked: skipped.
 const SWEEP_INTENTS: Statement<unknown> = {
   text: `UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL WHERE slot IN (
       SELECT slot FROM pet_insert_intents WHERE intent IS NOT NULL AND expires_at < clock_timestamp()
@@ -84,10 +71,7 @@ type ListRow = Pet | Cut
 
 const MAX_ID = '9223372036854775807'
 
-/**
- * A listing that stops below the horizon: the page (`filter` on `pets`, then `ORDER BY id LIMIT`
- * `limit`), and, when a pet at or above the horizon is visible, one marker row (name NULL).
- */
+/** The page (`filter`, by id, `limit` rows) below the horizon, and a marker row when a pet lies above it. */
 export const listingStatement = (filter: string, limit: string): Statement<ListRow> => ({
   text: `WITH horizon AS MATERIALIZED (
       SELECT min(lowest_id) AS below, bool_or(expires_at < clock_timestamp()) AS expired
@@ -108,10 +92,8 @@ const waitedTooLong = (ms: number) =>
   })
 
 /**
- * Runs a listing; when inserts under way cut its page short (fewer than `limit` pets, and a pet
- * beyond the horizon already visible), waits for them and reads again, so that a pet whose creation
- * was answered is in the next listing (read your writes). Intents that expired are swept first. An
- * insert holds its intent for at most `lifetimeMs`: past that (and a margin), 55P03.
+ * Runs a listing; when inserts under way cut its page short, sweeps expired intents if any, waits, and reads
+ * again, so a pet whose creation was answered is in the next listing. Past `lifetimeMs` and a margin: 55P03.
  */
 export const listBelowHorizon = (
   run: RunPrepared,

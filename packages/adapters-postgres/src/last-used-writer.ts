@@ -24,10 +24,8 @@ export type LastUsedWriterOptions = {
 export const TOUCH_EVERY_MS = 60_000
 
 /**
- * Makes a writer of `last_used_at`: at most one write per key and minute in this process, and
- * among processes the row is only written when it is over a minute older than the use, so another
- * process's write is never moved back. A batch is one UPDATE, by ids in order. A write that fails
- * is reported and dropped; the key's next use tries again.
+ * A writer of `last_used_at`: at most one write per key and minute here, and a row written only when over a
+ * minute older than the use, so no process moves another's back. A failed write is reported and dropped.
  */
 export const createLastUsedWriter = (
   db: Kysely<Database>,

@@ -20,24 +20,17 @@ export class MigrationsNeedSessionError extends Error {
 }
 
 /**
- * Runs every migration not yet run, in one transaction, and returns their names. A PostgreSQL
- * session advisory lock, held on one connection for the whole run, lets several instances start
- * together on an empty database. Throws an Error naming the migration that failed.
- *
- * Through a connection pooler (a handle of createPostgresDatabase that found one), a schema that is
- * up to date is found so with one read, and nothing more is done; one that needs migrations is
- * refused with a MigrationsNeedSessionError before any lock: a session lock (this one, and
- * kysely's own around the run) would stay on whichever server connection took it.
+ * Runs every pending migration in one transaction, under a session advisory lock so that instances may start
+ * together, and returns their names. Through a pooler only an up-to-date schema passes (one read); else a
+ * MigrationsNeedSessionError, since a session lock would stay on a server connection.
  */
 export const migrateToLatest = async <DB>(
   db: Kysely<DB>,
   log: MigrationLog = () => {},
 ): Promise<ReadonlyArray<string>> => {
   return db.connection().execute(async (connection) => {
-    // The usual start: every migration ran already. One read says so, without a lock or kysely's
-    // checks of its tables, and it is safe through a pooler; anything else (a table missing, a
-    // migration this code does not know) takes the whole way below, which migrates or says what is
-    // wrong.
+    // The usual start: one read, without a lock, safe through a pooler; anything else (a table missing, an
+    // unknown migration) takes the whole way below, which migrates or says what is wrong.
     if (await upToDate(connection)) {
       log('migrations: up to date')
       return []

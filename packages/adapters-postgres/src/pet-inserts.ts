@@ -7,11 +7,8 @@ import type { RunPrepared, RunPreparedAfter, Statement } from './statement.js'
 export const MAX_INSERT_BATCH = 256
 
 /**
- * Runs items in batches, one statement per batch and one batch under way at a time: items that
- * arrive meanwhile are gathered, in order, into the next (at most `max`, and only as long as each
- * `fits` with the first). An idle queue sends an item at once, alone. `send` calls `ended` once,
- * when its statement has ended, before it answers the batch's items; `waiting` tells how many
- * items wait for the next batch.
+ * Runs items in batches, one statement and one batch under way at a time: items arriving meanwhile go, in
+ * order, into the next (at most `max`, while each `fits` the first). `send` calls `ended` once it ended.
  */
 export const batchStatements = <Item>(
   max: number,
@@ -86,15 +83,9 @@ export type InsertStatements = {
 }
 
 /**
- * The service's own group commit: creations that arrive while an insert is under way go together
- * into the next insert, one statement and one commit for all of them; an idle service still inserts
- * each creation at once, alone. A failed insert fails every creation it carried, and none of them
- * was added (one statement: all or nothing).
- *
- * The intent of each insert (insert-intents.ts) is registered by the insert before it, in the same
- * transaction as that one's pets, while creations keep coming: one statement per batch. The first
- * insert after a pause registers its intent first, on the same connection; the last one's intent,
- * registered for an insert that does not come, is cleared once nothing waits.
+ * Group commit: creations arriving while an insert is under way go together into the next, one statement for
+ * all (ARCHITECTURE.md, 'Made by hand, on purpose', row "insert batching"); a failed insert fails all it
+ * carried. Each insert registers the next one's intent (insert-intents.ts); the last one's is cleared.
  */
 export const batchPetInserts = (
   run: RunPreparedAfter,
@@ -105,7 +96,6 @@ export const batchPetInserts = (
 ): PetInserts => {
   const slot = randomUUID()
   const lifetime = String(intentLifetimeMs)
-  // The intent registered in the slot for the next insert, if one is.
   let live: string | undefined
   const enqueue = batchStatements<Waiting>(MAX_INSERT_BATCH, (batch, ended, waiting) => {
     const claim = live ?? randomUUID()

@@ -4,23 +4,14 @@ import { withSettingsFirst } from './session-settings.js'
 import { submitStatement, type Sending } from './statement.js'
 import { sqlstateOf } from './unavailable.js'
 
-/**
- * How the pool learns whether a connection pooler (PgBouncer) is between it and PostgreSQL:
- * `detect` (the default) compares, on the first connection, the backend pid the connection was
- * given at startup with `pg_backend_pid()` (a pooler hands out keys of its own); `transaction`
- * says there is one, `none` that there is none.
- */
+/** How the pool learns of a pooler: `detect` (the default: the first connection's backend pid) or as told. */
 export type PoolerMode = 'detect' | 'transaction' | 'none'
 
 /** What the pool found out about the path to PostgreSQL. */
 export type ConnectionFacts = {
   /** Whether a pooler is in between (then nothing may outlive a transaction). */
   readonly pooler: boolean
-  /**
-   * Where the server-side timeouts are set: `startup` (the `options` startup parameter, for the
-   * session), `per transaction` (in front of each statement, for its transaction only: behind a
-   * pooler), or `none` (sendSessionSettings: false).
-   */
+  /** Where the timeouts are set: `startup` (the session), `per transaction` (behind a pooler), or `none`. */
   readonly settings: 'startup' | 'per transaction' | 'none'
   /** Whether the server refused the `options` startup parameter (PgBouncer does, unless told to ignore it). */
   readonly startupOptionsRefused: boolean
@@ -32,13 +23,8 @@ const SHARED_SERVER_CONNECTION = new Set(['26000', '42P05'])
 // At most this many statements are prepared on each connection; any other is sent unnamed.
 const MOST_PREPARED = 64
 
-/**
- * Names for the statements sent directly to PostgreSQL: each is then parsed and planned once per
- * connection (pg prepares it on the connection's first use of the name), not at every request:
- * a list query answered 20–25 % more often with 10–20 % less of this process's CPU on the
- * benchmark's machine (bench/RESULTS.md). Behind a transaction pooler the server connection
- * changes between transactions, so statements stay unnamed there.
- */
+// Statements sent directly to PostgreSQL are named, so each is parsed and planned once per connection
+// (bench/RESULTS.md#postgresql-list-20); behind a transaction pooler they stay unnamed.
 const preparedStatements = () => {
   const names = new Map<string, string>()
   let stopped = false
@@ -56,9 +42,8 @@ const preparedStatements = () => {
   }
 }
 
-// A named statement as a Query of its own: given a config object, pg copies it with every
-// property descriptor first (cloneQueryConfig: 13.6 µs of each list request in a CPU profile).
-// The name is read when the query is submitted.
+// A Query whose name is set after it is made (pg reads it at submit: private, guarded in
+// test/private-api-guards.test.ts), since a config object would first be copied descriptor by descriptor.
 const sendNamed = (client: pg.PoolClient, name: string, text: string, values: ReadonlyArray<unknown>) =>
   new Promise<pg.QueryResult>((resolve, reject) => {
     const query = new pg.Query(text, values as Array<unknown>, (error, result) =>
@@ -71,28 +56,18 @@ const sendNamed = (client: pg.PoolClient, name: string, text: string, values: Re
 /** The statement whose `pid` startupKeyIsNotTheServers compares. */
 export const BACKEND_PID = 'SELECT pg_backend_pid() AS pid'
 
-/**
- * Whether a connection goes through a pooler, from `pid` (what BACKEND_PID answered on it): a pooler
- * answers the startup with a backend key of its own, not the server's pid.
- */
+/** Whether a pooler answered the startup: pg's private `processID` is not the `pid` BACKEND_PID answered. */
 export const startupKeyIsNotTheServers = (client: pg.ClientBase, pid: unknown): boolean =>
   Number(pid) !== (client as unknown as { processID?: number }).processID
 
 // What PgBouncer answers (08P01) to a startup parameter it does not know.
 const REFUSED_PARAMETER = /unsupported startup parameter/
 
-/**
- * What the guarded pool of `pool` does about a pooler: learns whether there is one (`firstUse`,
- * `retryConnect`), and behind one sends `perTransaction` (the timeouts; none when undefined) in
- * front of each statement (`rewrite`), since a session setting would stay on whichever server
- * connection the pooler picked. `facts` connects once if nothing is known yet.
- */
+/** What the guarded pool does about a pooler: finds it, then sends the timeouts ahead of each statement. */
 export const poolerAwareness = (pool: pg.Pool, mode: PoolerMode, perTransaction: string | undefined) => {
-  // undefined until the first connection tells (mode `detect`).
   let pooler: boolean | undefined = mode === 'detect' ? undefined : mode === 'transaction'
   let startupOptionsRefused = false
   const prepared = preparedStatements()
-  // How a statement goes, by what the first connection revealed.
   const sendingOf = (text: string, values: ReadonlyArray<unknown>): Sending => {
     if (pooler === false && values.length > 0) {
       const name = prepared.nameOf(text)

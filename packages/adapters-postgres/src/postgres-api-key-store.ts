@@ -16,15 +16,9 @@ import { tryStore, type OnUnavailable } from './unavailable.js'
 export type PostgresApiKeyStoreOptions = {
   /** The clock that dates issues, revocations and uses; the machine's unless given. */
   readonly now?: () => Date
-  /**
-   * Where to LISTEN for changes of `api_keys`, so that `start` can make stored keys authenticate
-   * from memory. Without it, every authentication is one query, as before.
-   */
+  /** Where to LISTEN for changes of `api_keys`, so that `start` can serve stored keys from memory. */
   readonly listen?: ListenOptions
-  /**
-   * Told of what goes wrong in the background: the LISTEN connection broke or was refused, a
-   * write of last_used_at failed. Nothing a request waits for. Silent unless given.
-   */
+  /** Told of background failures (the LISTEN connection, a write of last_used_at); silent unless given. */
   readonly onError?: (error: Error) => void
   /** How long after a use last_used_at is written, batched with other uses; 1000 ms unless given. */
   readonly lastUsedFlushMs?: number
@@ -35,10 +29,8 @@ export type PostgresApiKeyStoreOptions = {
 /** The key store, and what runs in its background. */
 export type PostgresApiKeyStore = ApiKeyStore & {
   /**
-   * With `listen`: opens the LISTEN connection, loads the active keys, and from then on serves
-   * them from memory. Resolves once the first attempt ended, in memory or not (then it tries again
-   * in the background, and the database answers meanwhile); never rejects. Without `listen`, does
-   * nothing. Calling it again does nothing more.
+   * With `listen`: LISTENs, loads the active keys, then serves them from memory. Resolves once the first
+   * attempt ended (it then retries in the background), never rejects; without `listen`, does nothing.
    */
   readonly start: () => Promise<void>
   /** Ends the LISTEN connection and writes the last uses; call it before closing the pool. */
@@ -64,12 +56,9 @@ const toRecord = (row: Pick<ApiKeyRow, (typeof recordColumns)[number]>): ApiKeyR
 })
 
 /**
- * An API-key store on PostgreSQL that keeps only each key's SHA-256 digest. Once started with
- * `listen`, it authenticates from an index of the active keys in memory, kept current by
- * LISTEN/NOTIFY; whenever that index cannot be trusted (not yet loaded, a change heard but not yet
- * loaded, the LISTEN connection down), each authentication is a query by digest instead. A request
- * never writes: uses are recorded in memory and written to last_used_at in the background, at
- * most once a minute per key, and a failed write never fails a request.
+ * API keys on PostgreSQL, kept as SHA-256 digests. Started with `listen`, it authenticates from an index in
+ * memory kept current by LISTEN/NOTIFY, else by a query. A request never writes: last_used_at is written in
+ * the background, at most once a minute per key.
  */
 export const createPostgresApiKeyStore = (
   db: Kysely<Database>,
@@ -104,7 +93,6 @@ export const createPostgresApiKeyStore = (
       reportAs(options, 'apiKeys.authenticate'),
     )
 
-  // The owner of an active key, from the index while it may be trusted; undefined when it may not.
   const fromIndex = (digest: string): O.Option<ApiKeyOwner> | undefined => {
     if (cache?.serving() !== true) return undefined
     const owner = cache.find(digest)

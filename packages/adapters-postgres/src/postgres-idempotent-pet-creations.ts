@@ -29,9 +29,8 @@ import { sqlstateOf, storeCall, tryStore } from './unavailable.js'
 /** Options of the idempotent creations on PostgreSQL. */
 export type PostgresIdempotentPetCreationsOptions = PostgresAdapterOptions & {
   /**
-   * Whose clock dates the records. `database` (the default): PostgreSQL's `now()`, one clock for
-   * every instance; the request's `at` is ignored, its window (`at - expiredBefore`) kept, and
-   * `removeExpired` ignores `before`. `request`: the instants the caller gives (CLOCK_NOW, tests).
+   * Whose clock dates the records: `database` (the default: one clock for every instance; the request's `at`
+   * is ignored, its window kept) or `request` (the caller's instants: CLOCK_NOW, tests).
    */
   readonly clock?: 'database' | 'request'
   /** Records removed per statement by `removeExpired`; 1000 unless given. */
@@ -54,9 +53,8 @@ const toAnswer = (outcome: string | null, pet: ReadonlyArray<string | null>): An
   return E.right(toPet(pet))
 }
 
-// One statement per batch of creations, after its intent (insert-intents.ts): the function of
-// migration 0008 claims the intent, tries each key's lock, reads the records, and writes the pets
-// and their records, all inside the server.
+// One statement per batch after its intent (insert-intents.ts): migration 0008's function claims it, tries
+// each key's lock, reads the records, and writes the pets and records, inside the server.
 const createOnceWith = (call: string): Statement<Row> => ({
   text: `SELECT o_position AS position, outcome,
       o_id AS id, o_name AS name, o_category_id AS category_id, o_status AS status
@@ -87,7 +85,6 @@ type Waiting = {
   readonly fail: (error: unknown) => void
 }
 
-// The batch's elements, `[owner, key, fingerprint, name, category_id, status]`, in order.
 const elementOf = ({ owner, key, fingerprint, pet }: IdempotentCreation) =>
   [owner, key, fingerprint, pet.name, pet.categoryId, pet.status] as const
 const asJson = (batch: ReadonlyArray<Waiting>) => JSON.stringify(batch.map((w) => elementOf(w.creation)))
@@ -108,12 +105,9 @@ const answer = (batch: ReadonlyArray<Waiting>, rows: ReadonlyArray<Row>) => {
 }
 
 /**
- * Idempotent additions on PostgreSQL, in batches as pet-inserts.ts gathers plain ones, each batch's
- * pets and records written in one statement (`create_pets_once_claimed`) after its intent. A repeat
- * while the first is being performed is told apart without waiting: in this process by the keys
- * queued or under way, across processes by an advisory lock on the owner and key. A failed
- * statement fails every creation of its batch. Expired records are removed in batches, by one
- * instance at a time.
+ * Idempotent additions on PostgreSQL, batched as pet-inserts.ts batches plain ones. A repeat while the first
+ * is performed is `in use` at once: in this process by the keys under way, across processes by an advisory
+ * lock on owner and key. Expired records are removed in batches, by one instance at a time.
  */
 export const createPostgresIdempotentPetCreations = (
   db: Kysely<Database>,

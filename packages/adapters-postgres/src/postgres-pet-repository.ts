@@ -20,13 +20,9 @@ import { storeCall, type TryStoreOptions } from './unavailable.js'
 
 const columns = ['id', 'name', 'category_id', 'status'] as const
 
-// One statement for a whole batch of creations (pet-inserts.ts): it claims its intent (registered
-// by the insert before it, or just before it: insert-intents.ts) and registers the next one with
-// the pets, and adds nothing if its intent expired.
-// The ordering lock of the previous version is taken shared: its inserts, which take it alone, and
-// these exclude each other during a rolling deploy; these never wait for each other. The lock
-// timeout is set first, in the same statement, where a transaction pooler dropped the session's.
-// The rows come as one JSON array, in order.
+// One statement per batch (pet-inserts.ts): it claims its intent and registers the next (insert-intents.ts),
+// adding nothing if its intent expired. The ordering lock is taken shared, so the previous version's inserts
+// (which take it alone) exclude these during a rolling deploy; the lock timeout is set in the statement.
 const insertText = (ordered: string) => `WITH settings AS (SELECT set_config('lock_timeout', $1, true)),
   ${ordered}
   INSERT INTO pets (name, category_id, status)
@@ -36,11 +32,11 @@ const insertText = (ordered: string) => `WITH settings AS (SELECT set_config('lo
   RETURNING id, name, category_id, status`
 const INSERT = insertText(`claimed AS (${CLAIM_AND_RENEW}),
   ordered AS (SELECT pg_advisory_xact_lock_shared(${PET_INSERT_LOCK}) FROM settings, claimed)`)
-// In a transaction of the caller's, no other session sees an intent before that commits: the
-// inserts take the ordering lock alone instead, as the previous version did. They wait for the
-// inserts under way, and hold every other insert off until the caller's transaction ends.
+// In a caller's transaction no one sees an intent before it commits: take the ordering lock alone, as the
+// previous version did, holding every other insert off until that transaction ends.
 const INSERT_ALONE = insertText(`ordered AS (SELECT pg_advisory_xact_lock(${PET_INSERT_LOCK}) FROM settings)`)
 
+// Compiled once, here: a call sends only its values.
 const textOf = (query: Compilable) => query.compile().sql
 
 const petStatement = (text: string): Statement<Pet> => ({ text, columns, decode: toPet })
@@ -58,7 +54,6 @@ export const createPostgresPetRepository = (
     reportAs(options, operation),
   )
   const run = preparedRunnerOn(db)
-  // The statements, each with the values of its placeholders in order; one call each.
   const rowsOf = (
     statement: Statement<Pet>,
     values: ReadonlyArray<string | null>,

@@ -37,10 +37,7 @@ export type PostgresStorageOptions = Pick<
 > & {
   /** Where every request's statements go: PostgreSQL, or a pooler in front of it (PgBouncer in transaction mode). */
   readonly url: string
-  /**
-   * PostgreSQL itself, for what needs a session: the migrations (a session advisory lock) and the
-   * LISTEN connection that hears of changed API keys. `url` serves for both unless given.
-   */
+  /** PostgreSQL itself, for what needs a session (migrations, LISTEN for API keys); `url` unless given. */
   readonly directUrl?: string
   /** Whether `url` goes through a transaction pooler; `detect` unless given (PoolerMode). */
   readonly pooler?: PoolerMode
@@ -64,20 +61,15 @@ export type PostgresStorage = Storage & {
   readonly apiKeys: PostgresApiKeyStore
   /** The pool of `url`, for its counts (metrics). */
   readonly pool: pg.Pool
-  /**
-   * Brings the schema up to date through `directUrl` (else `url`, refused behind a pooler:
-   * MigrationsNeedSessionError), on a connection of its own.
-   */
+  /** Migrates through `directUrl` (else `url`, refused behind a pooler), on a connection of its own. */
   readonly migrate: () => Promise<ReadonlyArray<string>>
   /** What the pool found out about the path to PostgreSQL (a pooler, where the timeouts are set). */
   readonly connectionFacts: () => Promise<ConnectionFacts>
 }
 
 /**
- * The whole storage on PostgreSQL: one pool on `url` for every port, a LISTEN connection on
- * `directUrl` (else `url`) that keeps stored API keys in memory, and migrations on a connection
- * of their own there too. Every call the database cannot serve now is answered `StoreUnavailable`
- * and logged once at `warn`. Nothing connects before the first query, `start` or `migrate`.
+ * The whole storage on PostgreSQL: one pool on `url` for every port; the LISTEN connection and migrations on
+ * `directUrl` (else `url`). Each call answered StoreUnavailable is logged once at `warn`.
  */
 export const createPostgresStorage = (options: PostgresStorageOptions): PostgresStorage => {
   const log: StorageLog = options.log ?? (() => {})
@@ -153,7 +145,6 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
       started = true
       // The LISTEN connection starts while the pool's first connection says what it reached.
       const listening = apiKeys.start()
-      // Said once at start: which connection does what, and what the pool found at the other end.
       const facts = await database.connectionFacts().catch(() => undefined)
       log('info', 'storage: PostgreSQL', {
         requests: names.url,

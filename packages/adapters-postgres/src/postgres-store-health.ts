@@ -6,10 +6,7 @@ import { sql, type Kysely } from 'kysely'
 export type PostgresStoreHealthOptions = {
   /** 1000 ms unless given; far shorter than the pool's own timeouts, as a probe must be. */
   readonly timeoutMs?: number
-  /**
-   * Told when the database starts refusing writes (a standby, `default_transaction_read_only`
-   * during a failover) and when it accepts them again; `reason` says which setting.
-   */
+  /** Told when the database starts or stops refusing writes (a standby, a failover); `reason` says why. */
   readonly onWritableChange?: (writable: boolean, reason: string) => void
 }
 
@@ -28,10 +25,8 @@ const refusal = ({ in_recovery, read_only }: Answer): string | undefined => {
 }
 
 /**
- * The health of PostgreSQL: one query through the service's own pool (so an exhausted pool counts
- * as unhealthy too), given up after `timeoutMs`. Unhealthy as well when the database answers but
- * refuses writes: an instance on a read-only database would answer every write with a 503, so it
- * should get no traffic that a writable one could serve. The left's cause says which it was.
+ * The health of PostgreSQL: one query through the service's own pool (an exhausted pool is unhealthy too),
+ * within `timeoutMs`; unhealthy too when it refuses writes, since every write would then be a 503.
  */
 export const createPostgresStoreHealth = <DB>(
   db: Kysely<DB>,

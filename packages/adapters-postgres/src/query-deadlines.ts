@@ -2,11 +2,9 @@
 export type Deadline = { readonly at: number; readonly expire: () => void }
 
 /**
- * Deadlines watched by one interval timer instead of a timer each (setting and clearing a timer
- * per query cost 8 µs of a PostgreSQL request in a CPU profile): every `everyMs` the passed ones
- * expire, on the clock `now`. A passed deadline expires in `setImmediate`, after the input that
- * already arrived has been read, so that a process that was busy for a while does not expire a
- * query whose answer was waiting in its socket. The timer runs only while a deadline is watched.
+ * Deadlines watched by one interval, not a timer per query: ARCHITECTURE.md, 'Made by hand, on purpose',
+ * row "statement path". A passed one expires in `setImmediate`, after the input already arrived is read,
+ * so a busy process never expires a query whose answer waits in its socket.
  */
 export const watchDeadlines = (everyMs: number, now: () => number) => {
   const watched = new Set<Deadline>()

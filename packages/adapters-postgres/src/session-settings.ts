@@ -73,16 +73,13 @@ export const PER_TRANSACTION = [
 ] as const
 
 /**
- * The statement that sets `PER_TRANSACTION` for the current transaction only (`set_config(…,
- * true)`, as `SET LOCAL`), sent in front of each statement behind a transaction pooler. In one
- * simple-protocol message the statements are one transaction, and PostgreSQL (13 and later) arms
- * the statement timeout afresh for each statement of it: the one after this gets the timeout set.
+ * Sets `PER_TRANSACTION` for the current transaction only (`set_config(…, true)`), in front of each
+ * statement behind a pooler: PostgreSQL 13+ arms the statement timeout afresh for each one of a message.
  */
 export const perTransactionSettings = (settings: Readonly<Record<string, number>>): string =>
   `SELECT ${PER_TRANSACTION.map((name) => `set_config('${name}', '${settings[name] ?? 0}', true)`).join(', ')}`
 
-// Statements that begin or end a transaction go as they are: the settings are set inside it, by
-// the statements that follow.
+// A transaction's own statements go as they are: the statements inside it get the settings.
 const TRANSACTION_CONTROL =
   /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|prepare\s+transaction)\b/i
 

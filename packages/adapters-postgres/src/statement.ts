@@ -2,10 +2,8 @@ import type pg from 'pg'
 import { asError } from './as-error.js'
 
 /**
- * A statement of the request path, made once: its SQL, the columns it answers (in order), and how
- * one row, its fields as PostgreSQL's text, becomes a value. The guarded pool runs it without pg's
- * Query and Result: prepared once per connection, then bound and executed without asking the
- * server to describe its rows again, and each row decoded as it arrives (bench/RESULTS.md).
+ * A request-path statement, made once: its SQL, its columns in order, and how a row of text fields becomes a
+ * value. Run without pg's Query (ARCHITECTURE.md, 'Made by hand, on purpose', row "statement path").
  */
 export type Statement<Row> = {
   readonly text: string
@@ -15,16 +13,14 @@ export type Statement<Row> = {
 }
 
 /**
- * How a statement goes to the server, as the pool's path to PostgreSQL allows (pooler.ts):
- * `name`d, prepared on each connection at its first use (a direct connection); unnamed, parsed with
- * each run (a transaction pooler); or, behind a pooler that must be told the timeouts, as one
- * simple-protocol message with `settings` in front and the values inlined (`inline`).
+ * How a statement goes (pooler.ts): `name`d, prepared per connection (direct); unnamed (a pooler); or
+ * `inline`, one simple-protocol message with the timeouts in front (a pooler that must be told them).
  */
 export type Sending =
   | { readonly name?: string; readonly inline?: undefined }
   | { readonly name?: undefined; readonly inline: string }
 
-/** What pg's connection offers a submitted query: the messages of the extended and simple protocol. */
+/** pg's private `client.connection` (guard: test/private-api-guards.test.ts): the protocol's messages. */
 type Connection = {
   readonly stream: { cork?: () => void; uncork?: () => void }
   readonly parsedStatements: Record<string, string | undefined>
@@ -49,10 +45,7 @@ export type RunPrepared = <Row>(
   done: RunDone<Row>,
 ) => void
 
-/**
- * Runs `first`, then, once it succeeded, `statement`, on one connection (each its own transaction);
- * calls `done` once, with the first error or the rows of `statement`.
- */
+/** Runs `first`, then (if it succeeded) `statement` on the same connection; calls `done` once. */
 export type RunPreparedAfter = <Row>(
   first: Statement<unknown>,
   firstValues: ReadonlyArray<string | null>,
@@ -73,13 +66,8 @@ const columnsMatch = (fields: ReadonlyArray<Field>, columns: ReadonlyArray<strin
   fields.length === columns.length && fields.every((field, i) => field.name === columns[i])
 
 /**
- * One run of a statement, as pg's client submits a query object (`client.query(submittable)`: the
- * interface pg-cursor and pg-query-stream use). pg calls `callback` once, also when its own query
- * timeout fires, and the handlers below as the server's messages arrive.
- *
- * Its rows are described to it only where the server sends a row description anyway (when the
- * statement is parsed on a connection, and in the simple protocol): the columns are then checked
- * against the statement's, and a statement that answers others fails instead of being misread.
+ * One run, submitted as pg submits a query object (`client.query(submittable)`, as pg-cursor does). Its
+ * columns are checked wherever the server describes them (at parse, and in the simple protocol).
  */
 export class StatementRun<Row> {
   /** Read by pg: a name it forgets when the statement fails, and records when it parsed. */
@@ -88,7 +76,6 @@ export class StatementRun<Row> {
   callback: RunDone<Row>
   private readonly rows: Array<Row> = []
   private failure: Error | undefined
-  // The columns of the last row description, when they were not the statement's.
   private otherColumns: ReadonlyArray<string> | undefined
 
   constructor(

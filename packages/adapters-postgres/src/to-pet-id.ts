@@ -2,11 +2,8 @@ import { CategoryId, PetId, type Pet, type PetName, type PetStatus } from '@pets
 
 type Guard<A> = { readonly is: (u: unknown) => u is A }
 
-// A defect, not a 4xx: the service never stores an id a JSON number cannot carry exactly, so such
-// a value means someone wrote the row by hand or the identity ran past 2^53 - 1. PostgreSQL writes
-// an int8 as digits with an optional minus sign and nothing else, which Number reads exactly up to
-// 2^53 - 1; past it, Number rounds to a value the codec refuses. (A regular expression first cost
-// twice the rest: 200 of these per page of 100.)
+// A defect, not a 4xx: the service never stores an id past 2^53 - 1. PostgreSQL writes an int8 as plain
+// digits, which Number reads exactly up to 2^53 - 1; past it, it rounds to a value the codec refuses.
 const fromInt8 =
   <A>(codec: Guard<A>, column: string) =>
   (raw: string): A => {
@@ -23,10 +20,7 @@ export const toPetId: (raw: string) => PetId = fromInt8(PetId, 'pets.id')
 /** Reads a category id from its int8 column; throws when it is not a safe integer from 1 to 2^53 − 1. */
 export const toCategoryId: (raw: string) => CategoryId = fromInt8(CategoryId, 'pets.category_id')
 
-/**
- * A pet from its row's fields as PostgreSQL's text gives them, in the order id, name, category_id,
- * status: the one decoder of every statement that answers pets. Throws on an id out of range.
- */
+/** A pet from its row's text fields (id, name, category_id, status); throws on an id out of range. */
 export const toPet = (fields: ReadonlyArray<string | null>): Pet => ({
   id: toPetId(fields[0] ?? ''),
   // It was a PetName when it was stored, and the table's CHECK keeps its length within bounds.

@@ -17,25 +17,17 @@ const NODE_CODES = new Set([
   'ENETDOWN',
 ])
 
-// SQLSTATEs that mean "not now", never "wrong": each is answered 503 with Retry-After.
-//   08xxx  connection exceptions (matched by class)
-//   53xxx  insufficient resources: too many connections, out of memory, disk full (by class)
-//   57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 57P04 database_dropped,
-//   57P05 idle_session_timeout (by the prefix 57P)
-//   57014  query_canceled: statement_timeout, or a cancel request
-//   25006  read_only_sql_transaction: a standby, or default_transaction_read_only during a failover
-//   25P03  idle_in_transaction_session_timeout
-//   55P03  lock_not_available: lock_timeout, such as a write waiting on the id-ordering lock
+// SQLSTATEs that mean "not now", never "wrong" (503 with Retry-After): the classes 08 (connection) and 53
+// (resources), 57P0x (shutdown, idle session), 57014 (statement timeout, cancel), 25006 (read-only: a
+// standby, a failover), 25P03 (idle in transaction), 55P03 (lock_timeout).
 const UNAVAILABLE_SQLSTATES = new Set(['57014', '25006', '25P03', '55P03'])
 const UNAVAILABLE_CLASSES = /^(08|53)[0-9A-Z]{3}$|^57P[0-9A-Z]{2}$/
 // 40001 serialization_failure, 40P01 deadlock_detected: the transaction was rolled back whole, so
 // running the same statement again is safe. Retried once; if it fails again, 503.
 const RETRY_SQLSTATES = new Set(['40001', '40P01'])
-// 55000 object_not_in_prerequisite_state is also what a hot standby answers to an advisory lock:
-// "cannot acquire lock mode ExclusiveLock on database objects while recovery is in progress".
 const RECOVERY_MESSAGE = /recovery is in progress/
 
-// A hot standby's refusal of a lock (55000 is also used for other states of objects).
+// A hot standby refusing a lock: 55000 with this message (55000 alone also means other states).
 const inRecovery = ({ code, message }: { code?: unknown; message?: unknown }): boolean =>
   code === '55000' && typeof message === 'string' && RECOVERY_MESSAGE.test(message)
 
@@ -66,12 +58,7 @@ const ownKind = (error: ErrorFields): StoreErrorKind | undefined => {
   return undefined
 }
 
-/**
- * Tells what a database error means: `retry` for a deadlock or a serialization failure (the
- * statement may run once more), `unavailable` when the store cannot serve now (unreachable, too
- * slow, shutting down, out of connections, read-only), `defect` for anything else: a bug (bad SQL,
- * a broken constraint) must stay an error. Follows `cause` and the `errors` of an AggregateError.
- */
+/** Classifies a database error (a bug is a `defect`), following `cause` and an AggregateError's `errors`. */
 export const classifyStoreError = (error: unknown, depth = 0): StoreErrorKind => {
   if (typeof error !== 'object' || error === null || depth > 8) return 'defect'
   const fields = error as ErrorFields
@@ -84,17 +71,10 @@ export const classifyStoreError = (error: unknown, depth = 0): StoreErrorKind =>
   return 'defect'
 }
 
-/**
- * Tells whether an error means the store cannot serve right now (including a deadlock or a
- * serialization failure), as opposed to a bug, which must stay an error.
- */
+/** Whether an error means the store cannot serve now (a deadlock or serialization failure too), not a bug. */
 export const isUnavailableError = (error: unknown): boolean => classifyStoreError(error) !== 'defect'
 
-/**
- * Whether the database answered but refuses writes: `25006` (a read-only transaction: a standby,
- * or `default_transaction_read_only` during a failover), or a hot standby's `55000` "recovery is
- * in progress" (where a write first asks for the id-ordering lock).
- */
+// The database answered but refuses writes: 25006 (a read-only transaction) or a hot standby's 55000.
 const refusesWrites = (error: unknown, depth = 0): boolean => {
   if (typeof error !== 'object' || error === null || depth > 8) return false
   const fields = error as ErrorFields
@@ -145,10 +125,8 @@ const report = (options: TryStoreOptions, error: unknown, retried: boolean) => {
 }
 
 /**
- * Runs a database call: errors that mean the store is unavailable become a left `StoreUnavailable`,
- * reported once to `onUnavailable`; a deadlock or serialization failure is run once more first
- * (every call of these adapters is one statement, so the failed attempt left nothing behind); any
- * other error is rethrown, because a bug must not look like a 503.
+ * Runs a database call: unavailable becomes a left StoreUnavailable, reported once; a deadlock or a
+ * serialization failure runs once more first (one statement: nothing was left behind); a bug is rethrown.
  */
 export const tryStore = <A>(
   query: () => Promise<A>,
@@ -156,9 +134,8 @@ export const tryStore = <A>(
 ): TE.TaskEither<StoreUnavailable, A> => storeCall((ok, fail) => void query().then(ok, fail), options)
 
 /**
- * tryStore for a call that reports by callbacks (`start` calls `ok` or `fail` once, and is called
- * again for the one retry): the task's only promise is the one it returns, which is what the
- * request path on PostgreSQL pays for (bench/RESULTS.md).
+ * tryStore for a call that reports by callbacks (`start` calls `ok` or `fail` once, and again for the retry):
+ * one promise per call (ARCHITECTURE.md, 'Made by hand, on purpose', row "statement path").
  */
 export const storeCall =
   <A>(

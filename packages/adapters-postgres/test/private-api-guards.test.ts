@@ -9,7 +9,7 @@ import { submitStatement, type Statement } from '../src/statement.js'
 const PG = `pg ${(createRequire(import.meta.url)('pg/package.json') as { version: string }).version}`
 const STATEMENT =
   'statement.ts submits to it — re-measure the statement path against pg.Query ' +
-  '(bench/RESULTS.md, "Issue 12, sixth session") or go back to pg.Query'
+  '(ARCHITECTURE.md, "Made by hand, on purpose", row "statement path") or go back to pg.Query'
 
 type Connection = Record<string, unknown> & {
   readonly stream: Record<string, unknown>

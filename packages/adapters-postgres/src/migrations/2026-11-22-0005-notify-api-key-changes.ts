@@ -1,10 +1,8 @@
 import { sql, type Kysely, type Migration } from 'kysely'
 
 /**
- * Makes every change to `api_keys` that can change who authenticates (a key added, revoked,
- * renamed, changed or removed) send a notification on `api_keys_changed`, with the key's id as its
- * payload (empty for TRUNCATE), so that each process can keep its keys in memory. Writes of
- * `last_used_at` alone notify nobody. Frozen: never edit.
+ * Notifies `api_keys_changed` (payload: the key's id, empty for TRUNCATE) on every change of `api_keys` that
+ * can change who authenticates; writes of `last_used_at` alone notify nobody. Frozen: never edit.
  */
 export const notifyApiKeyChanges: Migration = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration must not follow today's schema types

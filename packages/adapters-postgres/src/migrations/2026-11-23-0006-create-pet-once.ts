@@ -1,24 +1,11 @@
 import { sql, type Kysely, type Migration } from 'kysely'
 
 /**
- * Creates `create_pet_once`, which performs an idempotent addition in one statement, so that no
- * lock another instance's writes need is ever held while waiting for a client: the per-key lock is
- * tried, the record read, and the pet and its record written, all inside the server. Frozen: never
- * edit.
- *
- * - `p_at`: the instant of the request; NULL takes the database's clock (`now()`). The record is
- *   dated so, and one older than `p_window_ms` before it has expired (it is replaced).
- * - `p_lock_timeout_ms`: `lock_timeout` for this transaction only (`set_config(…, true)`), so that
- *   it holds also where the session's settings were dropped (a transaction pooler); NULL keeps the
- *   session's.
- * - Answers one row: `outcome` (`created`, `replayed`, `reused` or `in_use`) and, unless `in_use`,
- *   the pet (`o_id`, `o_name`, `o_category_id`, `o_status`).
- *
- * Each statement of a VOLATILE PL/pgSQL function takes a new snapshot in READ COMMITTED, so the
- * record is read after the per-key lock is held and sees whatever the last holder committed (a
- * single `WITH …` statement could not: its snapshot predates the lock). The lock name and the
- * id-ordering lock are those of the transaction this replaces, so old and new instances exclude
- * each other during a rolling deploy.
+ * Creates `create_pet_once`: an idempotent addition in one statement (the key's lock tried, the record read,
+ * the pet and its record written, inside the server), so no lock is held while waiting for a client. `p_at`
+ * NULL dates by `now()`; `p_lock_timeout_ms` holds for the transaction only (a pooler drops the session's).
+ * Answers `outcome` (`created`, `replayed`, `reused`, `in_use`) and, unless `in_use`, the pet. Each statement
+ * of a VOLATILE function takes a new snapshot, so the record is read after the lock. Frozen: never edit.
  */
 export const createPetOnce: Migration = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration must not follow today's schema types

@@ -1,26 +1,11 @@
 import { sql, type Kysely, type Migration } from 'kysely'
 
 /**
- * Creates `create_pets_once`, which performs a batch of idempotent additions in one statement:
- * `create_pet_once` (migration 0006) for each element, with one id-ordering lock and one commit for
- * all of them. `create_pet_once` stays: an instance of the previous version calls it during a
- * rolling deploy, and both take the same locks, so they exclude each other. Frozen: never edit.
- *
- * - `p_batch`: a JSON array of `[owner, key, fingerprint, name, category_id, status]`.
- * - `p_at`, `p_window_ms`, `p_lock_timeout_ms`: as for `create_pet_once`, for every element.
- * - Answers one row per element, with its 1-based `o_position`: `outcome` (`created`, `replayed`,
- *   `reused`, `in_use` or `read_only`) and, for `created` and `replayed`, the pet.
- *
- * Per element, as `create_pet_once`: the key's lock is tried (never waited for), the record read,
- * and, when there is none, the pet and its record written. A later element with the key of an
- * earlier one is `in_use`: advisory locks are re-entrant within a transaction, so its try would
- * succeed, and the earlier one's record is not written yet. The records are read in one statement
- * once every lock is held, so its snapshot sees whatever the keys' last holders committed. The
- * ordering lock is taken once, after the reads and before the first new id; the new pets take ids
- * from the identity's sequence in the batch's order, so ids increase with position. In a read-only
- * transaction nothing is locked or written: a replay is answered, and an element that would need a
- * write is `read_only` (create_pet_once raises read_only_sql_transaction; one element must not fail
- * the replays batched with it).
+ * Creates `create_pets_once`: `create_pet_once` (0006, kept for the previous version) for each element of
+ * `p_batch` (`[owner, key, fingerprint, name, category_id, status]`), with one ordering lock and one commit;
+ * a row per `o_position`. A later element with an earlier one's key is `in_use` (advisory locks are
+ * re-entrant); ids follow positions; in a read-only transaction an element that needs a write is
+ * `read_only`, not an error that would fail the replays batched with it. Frozen: never edit.
  */
 export const createPetsOnce: Migration = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration must not follow today's schema types

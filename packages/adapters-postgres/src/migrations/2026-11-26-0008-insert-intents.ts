@@ -1,21 +1,11 @@
 import { sql, type Kysely, type Migration } from 'kysely'
 
 /**
- * Inserts of pets commit in parallel (issue 26): instead of one lock that orders every insert, an
- * insert first registers an intent, in its own short transaction, that says "every id I take is at
- * least `lowest_id`"; a listing never returns an id at or above the lowest intent (insert-intents.ts).
- * Frozen: never edit.
- *
- * - `pet_insert_intents`: one row per slot of a process (each insert under way uses one slot, and
- *   the slot's next insert the same row). `intent` names the insert registered in it, NULL when
- *   none is. Unlogged: registering costs no WAL flush, and a crash empties the table with the
- *   inserts it described. No column but the key is indexed, so every change is a HOT update that
- *   stays on the table's one page.
- * - `create_pets_once_claimed`: `create_pets_once` (0007) that claims the batch's intent (clears it,
- *   in the same transaction as the pets) instead of taking the ordering lock exclusively, and fails
- *   with lock_not_available when the intent has expired (then nothing is written). It still takes
- *   that lock shared: an instance of the previous version, which takes it exclusively, waits for
- *   these inserts and holds them off while it inserts.
+ * Inserts commit in parallel behind intents (ARCHITECTURE.md, "How writes keep paging exactly-once").
+ * `pet_insert_intents`: one row per slot of a process; unlogged (no WAL flush; a crash empties it with its
+ * inserts), only the key indexed (HOT updates). `create_pets_once_claimed`: 0007 that claims the batch's
+ * intent (lock_not_available when it expired: nothing written) and takes the ordering lock shared, so the
+ * previous version's exclusive inserts still exclude these. Frozen: never edit.
  */
 export const createInsertIntents: Migration = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration must not follow today's schema types

@@ -4,10 +4,8 @@ import { startPostgresProxy, type PostgresProxy } from './postgres-proxy.js'
 const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5])
 
 /**
- * A TCP proxy in front of the PostgreSQL of `target` (a connection URL) that delays what the server
- * answers by `delayMs`, in order, once a connection has started: each query then takes that long,
- * as on a busy database, while opening a connection takes no longer than it did. `url` is `target`
- * through the proxy.
+ * A TCP proxy to `target` that delays the server's answers by `delayMs` once a connection has started: each
+ * query takes that long, as on a busy database, while connecting does not. `url` is `target` through it.
  */
 export const startDelayingProxy = (target: string, delayMs: number): Promise<PostgresProxy> =>
   startPostgresProxy(target, () => {

@@ -10,30 +10,21 @@ import { databaseUrl, dropDatabases, quoteIdent, withAdminClient } from './with-
 
 const TEST_TIMEOUT_MS = 10_000
 
-/**
- * Pool options for a fresh database; `empty` clones template0 instead, leaving it unmigrated. The
- * connection, statement and lock timeouts are 10 s unless given.
- */
+/** Pool options for a fresh database (timeouts 10 s unless given); `empty` clones template0, unmigrated. */
 export type FreshDatabaseOptions = Omit<PostgresDatabaseOptions, 'connectionString'> & {
   readonly empty?: boolean
   /** The pool connects through this PgBouncer (startTestPgBouncer) instead of directly. */
   readonly through?: TestPgBouncer
 }
 
-/**
- * A database of its own for one test: its URL (on PostgreSQL itself) and name, a pool on it (on
- * `poolUrl`: through the PgBouncer when given one, else `url`), and a `close` that drops it.
- */
+/** A test's own database: `url`, `name`, and a pool on `poolUrl` (through PgBouncer if given). */
 export type FreshDatabase = PostgresDatabase & {
   readonly url: string
   readonly poolUrl: string
   readonly name: string
 }
 
-/**
- * Clones the migrated template into a new database with a unique name, so each test (or file)
- * has its own and tests run in parallel. `close` ends the pool and drops the database.
- */
+/** Clones the migrated template into a database of its own, so tests run in parallel; `close` drops it. */
 export const openFreshDatabase = async (
   admin: TestDatabase,
   options: FreshDatabaseOptions = {},
@@ -47,8 +38,7 @@ export const openFreshDatabase = async (
   )
   const url = databaseUrl(admin.url, name)
   const poolUrl = through === undefined ? url : through.through(url)
-  // Generous unless given: a test on a machine busy with other tests must not time out unless it
-  // is about time (the service's own defaults answer 503 within about 2 s).
+  // Generous unless given: a busy test machine must not time out (the service's defaults answer 503 in ~2 s).
   const database = createPostgresDatabase({
     connectionTimeoutMs: TEST_TIMEOUT_MS,
     statementTimeoutMs: TEST_TIMEOUT_MS,

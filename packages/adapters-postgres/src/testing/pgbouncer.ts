@@ -159,11 +159,8 @@ const startOwn = async (
 }
 
 /**
- * A PgBouncer in transaction mode in front of the test PostgreSQL at `serverUrl`: the one at
- * TEST_PGBOUNCER_URL when set (unless `ownProcess`), else Debian's pgbouncer started here on a
- * free port, with its own ini and userlist in a temporary folder (trust authentication; as the
- * postgres user when this process is root). Throws, saying how to provide one, when neither
- * answers: a PgBouncer test never skips.
+ * A PgBouncer in transaction mode in front of the test PostgreSQL: TEST_PGBOUNCER_URL when set (unless
+ * `ownProcess`), else Debian's pgbouncer started here on a free port. Throws, saying how to provide one.
  */
 export const startTestPgBouncer = async (
   serverUrl: string,

@@ -13,10 +13,7 @@ export type Relay = {
 /** A TCP proxy in front of PostgreSQL: the URL through it, and `close`, which ends every connection. */
 export type PostgresProxy = { readonly url: string; readonly close: () => Promise<void> }
 
-/**
- * A TCP proxy on 127.0.0.1 in front of the PostgreSQL of `target` (a connection URL); each
- * connection's bytes pass through the Relay that `relay` makes for it. `url` is `target` through it.
- */
+/** A TCP proxy on 127.0.0.1 to `target`; each connection's bytes pass through the Relay `relay` makes. */
 export const startPostgresProxy = async (target: string, relay: () => Relay): Promise<PostgresProxy> => {
   const server = new URL(target)
   const sockets = new Set<Socket>()

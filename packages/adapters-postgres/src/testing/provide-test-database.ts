@@ -10,10 +10,7 @@ export type TestDatabase = { readonly url: string; readonly templateName: string
 /** A TestDatabase, and a `teardown` that drops the template, every clone of it, and stops the server it started. */
 export type ProvidedTestDatabase = TestDatabase & { readonly teardown: () => Promise<void> }
 
-/**
- * For a vitest globalSetup: finds a server (see findTestServer) and makes a fresh, migrated
- * template database on it, named uniquely for this run. Throws when no server answers.
- */
+/** For a vitest globalSetup: finds a server (findTestServer) and makes a migrated template for this run. */
 export const provideTestDatabase = async (
   options: { readonly log?: (line: string) => void } = {},
 ): Promise<ProvidedTestDatabase> => {
