@@ -1,10 +1,8 @@
-// Bundles the built service (dist/main.js and everything it imports) into dist/bin/: the entry,
-// animal-store.mjs, and chunks that only a command or the PostgreSQL storage load, when they
-// run. It is what `pnpm start`, the bin, the benchmark and the end-to-end tests run. Node 20
-// spends most of a cold start finding and loading several hundred small modules
-// (bench/RESULTS.md); a few files, without white space, start in about half the time and hold
-// less memory. Identifiers are not minified (esbuild's keepNames would wrap every function made
-// per request, a third of a request's CPU: measured), and a source map lies beside each file.
+// Bundles the built service (dist/main.js and all it imports) into dist/bin/: the entry, animal-store.mjs,
+// and chunks only a command or the PostgreSQL storage loads. `pnpm start`, the bin, the benchmark and the
+// end-to-end tests run it: a few files start faster and hold less memory than hundreds of small modules
+// (bench/RESULTS.md#cold-start-and-idle-memory). Identifiers are not minified: esbuild's keepNames would
+// wrap every function made per request. A source map lies beside each file.
 import { build } from 'esbuild'
 import { chmodSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -14,10 +12,9 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url))
 const { NODE_FLAGS } = await import(new URL('../dist/node-flags.js', import.meta.url).href)
 rmSync(`${dist}bin`, { recursive: true, force: true })
 
-// pg asks at import whether it runs in a Cloudflare Worker by building a fetch Response, which
-// loads undici: about 20 ms of every PostgreSQL start (bench/RESULTS.md). This bundle runs on
-// Node only, so the answer is known when it is built. A pg whose probe reads otherwise fails the
-// build rather than being bundled with the probe.
+// pg asks at import whether it runs in a Cloudflare Worker by building a fetch Response, which loads undici
+// at every PostgreSQL start (bench/RESULTS.md#cold-start-and-idle-memory); this bundle runs on Node only. A
+// pg whose probe reads otherwise fails the build rather than being bundled with the probe.
 const PG_RUNTIME_PROBE = 'if (isCloudflareRuntime()) {'
 const nodeOnlyPg = {
   name: 'node-only-pg',
@@ -33,11 +30,10 @@ const nodeOnlyPg = {
   },
 }
 
-// fp-ts and io-ts ship CommonJS (lib/, what `main` and the sources' imports name) and the same
-// code as ES modules (es6/). Bundled from CommonJS, every use of an import goes through a getter
-// that esbuild puts on the module's namespace (`E.isLeft` calls one per use): 3–6 µs of every
-// request in a CPU profile under load (bench/RESULTS.md). From the ES modules the bundle calls
-// the functions themselves. A file es6/ lacks fails the build rather than falling back.
+// fp-ts and io-ts ship CommonJS (lib/, what the sources import) and the same code as ES modules (es6/).
+// Bundled from CommonJS, each use of an import calls a getter on the module's namespace, on every request
+// (bench/labs/profiles.md); from es6/ the bundle calls the functions themselves. A file es6/ lacks fails
+// the build rather than falling back.
 const esModulesOfFpTs = {
   name: 'es-modules-of-fp-ts',
   setup(bundler) {

@@ -12,14 +12,12 @@ const COLLECT_EVERY_MS = 1_000
 type MetricsResponse = { type: typeof RESPONSE; id: number; page?: MetricsPage; error?: string }
 
 /**
- * In the primary: answers a worker's request for the metrics of every worker, summed by
- * prom-client's AggregatorRegistry (it asks each worker for its registry over IPC). Whichever
- * worker forwards a scrape, the workers are asked at most once a second, and never twice at once.
+ * In the primary: answers a worker's request for every worker's metrics, summed by prom-client's
+ * AggregatorRegistry over IPC; the workers are asked at most once a second, never twice at once.
  */
 export const serveClusterMetrics = (): void => {
   const aggregator = new AggregatorRegistry()
-  // Here, where the scrapes of every worker meet: each collection makes every worker serialize its
-  // registry. A fast failure (a registry that throws) is shared for the second too, as a failure.
+  // Shared here, where every worker's scrapes meet: a collection makes each worker serialize its registry.
   const collect = sharedAnswer(() => aggregator.clusterMetrics(), { everyMs: COLLECT_EVERY_MS })
   cluster.on('message', (worker: Worker, message: { type?: unknown; id?: unknown }) => {
     if (message.type !== REQUEST || typeof message.id !== 'number') return
@@ -34,10 +32,7 @@ export const serveClusterMetrics = (): void => {
   })
 }
 
-/**
- * In a worker: makes `registry` the one the primary collects, and returns what /metrics serves:
- * the metrics of all workers, as one scrape must see them (any worker may answer it).
- */
+/** In a worker: offers `registry` to the primary; returns what /metrics serves, the whole cluster's. */
 export const clusterMetricsPage = (registry: Registry): (() => Promise<MetricsPage>) => {
   // Its constructor makes this worker answer the primary's requests for its registry.
   new AggregatorRegistry()

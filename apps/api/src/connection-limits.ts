@@ -6,9 +6,8 @@ import type { Logger } from './logger.js'
 const DROP_LINE_EVERY_MS = 1_000
 
 /**
- * The time limits of a listener: headers within HEADERS_TIMEOUT_MS, the whole request within 30 s.
- * Node checks them every `connectionsCheckingInterval` (30 s by default, so a slow client kept
- * its socket up to 40 s); checking every half of the headers' limit ends one within 1.5 times it.
+ * A listener's time limits: headers within HEADERS_TIMEOUT_MS, the request within 30 s, checked every half
+ * of the headers' limit (node's 30 s default let a slow client keep its socket up to 40 s).
  */
 export const listenerTimeouts = (config: Pick<AppConfig, 'headersTimeoutMs'>): ServerOptions => ({
   headersTimeout: config.headersTimeoutMs,
@@ -16,10 +15,7 @@ export const listenerTimeouts = (config: Pick<AppConfig, 'headersTimeoutMs'>): S
   connectionsCheckingInterval: Math.max(50, Math.floor(config.headersTimeoutMs / 2)),
 })
 
-/**
- * Caps the connections `server` keeps open at `maxConnections` (node closes each one past it as
- * it is accepted), and says so in a warn line, at most one a second, with how many were closed.
- */
+/** Caps `server` at `maxConnections` (node closes each one past it), with a warn line a second at most. */
 export const capConnections = (server: Server, maxConnections: number, logger: () => Logger): void => {
   server.maxConnections = maxConnections
   let dropped = 0

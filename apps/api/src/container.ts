@@ -11,15 +11,9 @@ import { AuthenticatorToken, ClockToken, StorageToken, type Token } from './toke
 export type ContainerOverrides = { readonly clock?: Clock }
 
 /**
- * The table of what backs which port, for one configuration, in a child container of its own (two
- * services, or two tests, in one process never share a part). Explicit tokens and factories only:
- * nothing depends on decorator metadata, and nothing starts when it is resolved.
- *
- * | token         | backed by                                                        |
- * |---------------|------------------------------------------------------------------|
- * | Clock         | the machine's clock, or CLOCK_NOW's                              |
- * | Storage       | @pets/adapters-memory or @pets/adapters-postgres (openStorage)    |
- * | Authenticator | the storage's: API_KEYS, then its stored keys, each by digest    |
+ * What backs which port, in a child container of its own (two services or tests never share a part): Clock
+ * (the machine's or CLOCK_NOW's), Storage (openStorage), Authenticator (the storage's). Explicit tokens and
+ * factories only: nothing depends on decorator metadata, and nothing starts when resolved.
  */
 export const buildContainer = (
   config: AppConfig,

@@ -24,10 +24,7 @@ import { createUsageCounter, type UsageCounter } from './usage-counter.js'
 /** The service, wired and ready to serve, not yet listening. */
 export type AnimalStoreService = {
   readonly app: Koa
-  /**
-   * With METRICS_PORT: `/metrics`, `/healthz` and `/readyz` alone, for a listener of their own
-   * (`app` then has no `/metrics`); none without it.
-   */
+  /** With METRICS_PORT: `/metrics`, `/healthz` and `/readyz` alone, for their own listener. */
   readonly operationsApp?: Koa
   readonly logger: Logger
   /** Where keys issued with `keys create` live. */
@@ -37,10 +34,7 @@ export type AnimalStoreService = {
   readonly metrics: ServiceMetrics
   /** The calls counted per API key, written to the store in batches. */
   readonly usage: UsageCounter
-  /**
-   * Stops the background work, writes the last usage counts, then closes the storage. The HTTP
-   * server is the caller's, and must be closed first.
-   */
+  /** Stops the background work, writes the last usage counts, closes the storage; close the server first. */
   readonly close: () => Promise<void>
 }
 
@@ -61,10 +55,8 @@ export const READY_CHECK_EVERY_MS = 1_000
 const AUTH_FAILURE_ADDRESSES = 100_000
 
 /**
- * Builds the whole service from a configuration object: no environment, no tsyringe to know
- * about. In order: the storage is opened (and, on PostgreSQL, migrated unless told not to), the
- * parts are wired, then the background work starts: the storage's, the usage counts' writer and
- * the removal of expired idempotency records. `close` stops them in the reverse order.
+ * Builds the whole service from a configuration object (no environment, no tsyringe to know about): opens
+ * (and migrates) the storage, wires the parts, starts the background work; `close` stops it in reverse.
  */
 export const createService = async (
   config: AppConfig,
@@ -98,7 +90,6 @@ export const createService = async (
     })
     closers.push(cleanup.close, async () => c.dispose())
 
-    // One look at the store a second at most, shared by every probe meanwhile.
     const storeReady = sharedCheck(storage.health.check, { everyMs: READY_CHECK_EVERY_MS })
     const httpLogger = httpLoggerOf(logger)
     const operations = {

@@ -11,9 +11,8 @@ export const KEY_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
 export type EnvironmentKeyEntry = { readonly key: string; readonly name?: string }
 
 /**
- * Reads one entry of API_KEYS: `NAME:KEY` when it holds a colon, else a bare `KEY`. Undefined when
- * the part before the first colon is no name (KEY_NAME): a key with a colon of its own needs a name
- * in front of it. Never says which part was wrong: the entry is a secret.
+ * Reads one entry of API_KEYS: `NAME:KEY` when it holds a colon, else `KEY`; undefined when the part before
+ * the colon is no name. Never says which part was wrong: the entry is a secret.
  */
 export const parseKeyEntry = (entry: string): EnvironmentKeyEntry | undefined => {
   const colon = entry.indexOf(':')
@@ -24,21 +23,16 @@ export const parseKeyEntry = (entry: string): EnvironmentKeyEntry | undefined =>
 }
 
 /**
- * The id of an unnamed key of API_KEYS under API_KEY_ID_SECRET: `env-` and twelve hex digits of
- * HMAC-SHA256(secret, key). Without the secret, the id tells nothing about the key, not even to a
- * dictionary of short keys; with it, a key keeps its id wherever it is in the list.
+ * The id of an unnamed API_KEYS key under API_KEY_ID_SECRET: `env-` and 12 hex digits of HMAC-SHA256, which
+ * tell nothing about the key, yet stay the key's wherever it is in the list.
  */
 export const environmentKeyId = (key: string, secret: string): string =>
   `env-${createHmac('sha256', secret).update(key, 'utf8').digest('hex').slice(0, 12)}`
 
 /**
- * The keys of API_KEYS as a storage trusts them, each with an id that is public (it
- * is a label of `/metrics`, in log lines and in database rows) and so never derived from the key
- * alone:
- * - `NAME:KEY`: the id is `env-NAME`, the name NAME;
- * - `KEY` with API_KEY_ID_SECRET: `env-` and an HMAC of the key under the secret (environmentKeyId);
- * - `KEY` without it (refused in production): `env-` and the entry's place in the list, from 1.
- * Entries that are not valid (parseKeyEntry) are left out: loadConfig has refused them already.
+ * The keys of API_KEYS as a storage trusts them, each with a public id (a `/metrics` label, in logs and rows)
+ * never derived from the key alone: `env-NAME`, environmentKeyId's with API_KEY_ID_SECRET, else `env-` and
+ * the entry's place from 1 (refused in production). Entries that are not valid are left out.
  */
 export const environmentKeys = (
   entries: ReadonlyArray<string>,

@@ -18,10 +18,8 @@ export type IdempotencyCleanupOptions = {
 }
 
 /**
- * Removes the records of Idempotency-Keys older than 24 hours at start and every `everyMs`, so
- * that their table stays bounded. Each process starts it; on PostgreSQL one instance removes at a
- * time (each batch takes a lock that another instance's removal, finding it taken, leaves to the
- * holder). A failure is logged and tried again at the next turn.
+ * Removes the records of Idempotency-Keys older than 24 hours at start and every `everyMs`; each process
+ * runs it, and on PostgreSQL a lock lets one instance at a time remove. A failure is tried again next time.
  */
 export const startIdempotencyCleanup = ({
   forgetExpired,

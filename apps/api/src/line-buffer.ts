@@ -23,21 +23,11 @@ process.on('exit', () => {
 })
 
 /**
- * pino's destination for JSON lines on a file descriptor (stdout). Lines gather in an array,
- * costing a push each, and go out in one write(2) of everything gathered, without blocking the
- * event loop: when `minBytes` wait, and at the latest every `flushMs`. One write at a time; what
- * comes meanwhile waits for the next. A full pipe (EAGAIN) is tried again a moment later. Lines
- * of many items, such as answered requests, can be made later, together (`defer`).
- *
- * pino's own asynchronous destination (sonic-boom 4) measures the bytes of the whole chunk it is
- * filling on every line, so while a write is under way each line costs more than the last; under
- * load that was a fifth of a request's CPU and most of its p99 (bench/RESULTS.md). This keeps the
- * same contract that flushLogs reads: `_writing` while a write is under way, 'drain' once none
- * is and nothing is due, and `flushSync()` for the rest at exit.
- *
- * A write that fails for good ends the buffer, never the process: it drops its lines from then on,
- * and emits 'error' to whoever listens. EPIPE, a reader that went away (`| head -n 1`), is no
- * failure, as for pino's own destination; any other error gets one line on stderr.
+ * pino's destination for JSON lines on a file descriptor: lines gather in an array and go out in one
+ * non-blocking write(2) when `minBytes` wait, at the latest every `flushMs`; EAGAIN is retried. It keeps the
+ * contract flushLogs reads (`_writing`, 'drain', `flushSync()`) without sonic-boom's cost per line
+ * (ARCHITECTURE.md, 'Made by hand, on purpose', row "line buffer"). A failed write ends the buffer, never the
+ * process; EPIPE (a reader gone) is no failure, any other error gets one line on stderr.
  */
 export class LineBuffer extends EventEmitter {
   /** True while a write is under way. */
@@ -74,12 +64,9 @@ export class LineBuffer extends EventEmitter {
   }
 
   /**
-   * Takes items whose lines `line(item, time)` makes later (`time`: when the item came, in ms
-   * since the epoch): at the end of the event loop's turn, all those of the turn together, or
-   * sooner when another line comes or lines are written, so each keeps its place.
-   *
-   * Under load, making a request's line in the turn it is answered, between other requests' work,
-   * cost over a socket several times what the same code costs in a loop (bench/RESULTS.md).
+   * Takes items whose lines `line(item, time)` makes at the end of the turn, all together, or sooner when
+   * another line comes (each keeps its place); `time` is when the item came. Why deferred: ARCHITECTURE.md,
+   * 'Made by hand, on purpose', row "metrics shortcuts".
    */
   defer<T>(line: (item: T, time: number) => string): (item: T) => boolean {
     let items: Array<T> = []

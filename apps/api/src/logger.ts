@@ -13,10 +13,7 @@ export type Logger = PinoLogger
 export const LOG_BUFFER_BYTES = 4096
 /** The longest a line waits in the buffer when fewer bytes come: a quiet service's lines too. */
 export const LOG_FLUSH_INTERVAL_MS = 100
-/**
- * How long an exit waits for the log to be written before it exits anyway: a bound in case a flush
- * never reports back, not a limit on a slow reader (pino's exit handler still waits for it).
- */
+// A bound for a flush that never reports back, not a limit on a slow reader.
 const EXIT_FLUSH_TIMEOUT_MS = 10_000
 
 // Wherever a request's headers, or a credential by a usual name, might end up in a log line:
@@ -35,14 +32,8 @@ const stdoutIsReplaced = () =>
   process.stdout.write !== (process.stdout.constructor.prototype as NodeJS.WriteStream).write
 
 /**
- * The service's logger: JSON lines, or readable lines for a person in development. Credentials
- * are redacted wherever a request's headers might be logged. A line below the level costs a call
- * of an empty function: pino replaces the methods of disabled levels.
- *
- * Without a `destination`, JSON lines go to stdout through pino's asynchronous destination
- * (LineBuffer, line-buffer.ts): buffered up to LOG_BUFFER_BYTES, written without blocking, and written at the
- * latest LOG_FLUSH_INTERVAL_MS after they were logged. Whatever ends the process must flush them
- * first: `exitAfterFlush`. pino-pretty is loaded only when the pretty format is used.
+ * The service's logger: JSON lines, or readable ones in development; credentials are redacted wherever a
+ * request's headers might be logged. JSON goes to stdout through LineBuffer: exit with `exitAfterFlush`.
  */
 export const createLogger = (
   config: Pick<AppConfig, 'logLevel' | 'logFormat'>,
@@ -90,11 +81,9 @@ const isBuffered = (stream: unknown): stream is BufferedDestination =>
   typeof (stream as Partial<BufferedDestination>).flushSync === 'function'
 
 /**
- * Resolves once every line logged so far is written. A write under way is waited for ('drain'),
- * then the rest is written synchronously: calling flushSync during an asynchronous
- * write would put lines out of order, and an exit right after it could lose the write under way.
- * (logger.flush(cb) is no help: on a pipe, its fsync fails, and it may call back with bytes still
- * in the buffer.) flushSync waits out EAGAIN from a full pipe.
+ * Resolves once every line logged so far is written: a write under way is waited for ('drain'), then the rest
+ * written synchronously (flushSync during a write would reorder lines; `logger.flush` fails on a pipe). Reads
+ * pino's private `streamSym` and the destination's `_writing`: guarded in test/private-api-guards.test.ts.
  */
 export const flushLogs = (logger: Logger): Promise<void> =>
   new Promise((resolve) => {
@@ -110,8 +99,7 @@ export const flushLogs = (logger: Logger): Promise<void> =>
         }
         return resolve()
       }
-      // The write is done ('drain'), or the file is open at last ('ready': a file destination
-      // counts as writing while it opens).
+      // 'drain': the write is done; 'ready': a file destination, writing while it opens, is open at last.
       const again = () => {
         stream.off('drain', again).off('ready', again).off('error', over).off('close', over)
         settle()
@@ -127,9 +115,8 @@ export const flushLogs = (logger: Logger): Promise<void> =>
   })
 
 /**
- * Ends the process with `code` once the log is written (flushLogs): every path that ends the
- * process goes through here. A reader of stdout that is slow delays the exit; one that never reads
- * again holds it until a SIGKILL, as it would any pino process (flushSync waits out EAGAIN).
+ * Ends the process with `code` once the log is written (flushLogs); every path that ends the process goes
+ * through here. A reader that never reads again holds it until a SIGKILL, as with any pino process.
  */
 export const exitAfterFlush = (logger: Logger, code: number): void => {
   setTimeout(() => process.exit(code), EXIT_FLUSH_TIMEOUT_MS)
@@ -137,10 +124,7 @@ export const exitAfterFlush = (logger: Logger, code: number): void => {
 }
 
 let exiting = false
-/**
- * An error nothing caught (a throw in a callback, a rejected promise nobody awaited) leaves the
- * process in an unknown state: it is logged at fatal, the log is flushed, and the process exits 1.
- */
+/** An error nothing caught leaves the process in an unknown state: logged at fatal, flushed, exit 1. */
 export const exitOnUncaughtErrors = (logger: Logger): void => {
   const fatal = (fields: Record<string, unknown>, message: string) => {
     logger.fatal(fields, message)
@@ -155,10 +139,9 @@ export const exitOnUncaughtErrors = (logger: Logger): void => {
 }
 
 /**
- * The logger the HTTP adapter writes through. Its request lines hold only fields the adapter
- * sets (never a header's value), so they skip the wildcard paths, which cost pino about ten times
- * the line itself (bench/RESULTS.md), and on the service's own destination they are written by
- * request-line.ts; errors, whose objects may hold anything, keep every redaction.
+ * The logger the HTTP adapter writes through. Request lines hold only the adapter's fields (never a header's
+ * value), so they skip the wildcard redaction, and on the service's own destination request-line.ts writes
+ * them (ARCHITECTURE.md, 'Made by hand, on purpose', row "request line"); errors keep every redaction.
  */
 export const httpLoggerOf = (logger: Logger): HttpLogger => {
   const requestLines = logger.child({}, { redact: { paths: CREDENTIALS, censor: '[redacted]' } })

@@ -13,13 +13,10 @@ const text = (value: string | null): string =>
   value === null ? 'null' : ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`
 
 /**
- * The line of an answered request, made by the logger's destination at the end of the event
- * loop's turn (LineBuffer.defer) with the time it was answered: the same JSON line that
- * `logger.info(request, 'request')` writes (the same keys in the same order, the logger's
- * bindings included; a test holds the two equal), without pino's walk over an object of unknown
- * shape and its redaction, which the record does not need: it holds no header's value.
- * Undefined unless the logger writes JSON lines to the service's own buffered destination (a
- * pretty or a caller's destination gets `info`, as before).
+ * The line of an answered request, made by LineBuffer.defer at the end of the turn: the line
+ * `logger.info(request, 'request')` writes (a test holds them equal), without pino's walk and redaction;
+ * undefined unless the logger writes to LineBuffer. Reads pino's private `streamSym` and `chindingsSym`
+ * (guard: test/private-api-guards.test.ts; ARCHITECTURE.md, 'Made by hand, on purpose', row "request line").
  */
 export const requestLineWriter = (logger: Logger): ((request: ObservedRequest) => void) | undefined => {
   const symbols = logger as unknown as Record<symbol, unknown>

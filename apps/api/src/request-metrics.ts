@@ -13,9 +13,8 @@ export type CounterSeries = { readonly inc: () => void }
 /** One series of a histogram, found once: an observation costs a bucket search and three additions. */
 export type HistogramSeries = { readonly observe: (value: number) => void }
 
-// What prom-client's Registry reads of a metric at a scrape, and what each worker sends to the
-// primary's AggregatorRegistry (getMetricsAsJSON): `get()`, which its own Counter and Histogram
-// answer with exactly these values, in this order. Its types name only its own classes.
+// prom-client's registries read a metric through `get()`, `reset()` and `aggregator`: a plain object answers
+// as its Counter and Histogram do (registered by cast; guard: test/private-api-guards.test.ts).
 const register = (
   registry: Registry,
   name: string,
@@ -43,10 +42,9 @@ const register = (
 }
 
 /**
- * A counter whose series are found once by the caller (prom-client hashes and validates the
- * labels on every call, bench/RESULTS.md), exposed on `registry` as prom-client's Counter would
- * be: a series appears from its first count, in the order of first counts. `beforeRead` runs
- * before each read of the registry: for counts still waiting to be made.
+ * A counter whose series the caller finds once (prom-client hashes the labels on every call: ARCHITECTURE.md,
+ * 'Made by hand, on purpose', row "metrics shortcuts"), exposed as prom-client's Counter would be.
+ * `beforeRead` runs before each read of the registry, for counts still waiting.
  */
 export const tallyCounter = (
   registry: Registry,
@@ -80,11 +78,7 @@ export const tallyCounter = (
 
 type Observed = { readonly labels: Labels; readonly counts: Array<number>; sum: number; count: number }
 
-/**
- * A histogram whose series are found once by the caller, exposed on `registry` as prom-client's
- * Histogram would be: cumulative `_bucket` lines per upper bound and `+Inf`, then `_sum` and
- * `_count`, a series from its first observation on.
- */
+/** A histogram whose series the caller finds once, exposed as prom-client's Histogram would be. */
 export const tallyHistogram = (
   registry: Registry,
   name: string,

@@ -8,11 +8,7 @@ import { exitAfterFlush, type Logger } from './logger.js'
 const QUICK_DEATH_MS = 10_000
 const FIRST_BACKOFF_MS = 250
 const MAX_BACKOFF_MS = 30_000
-/**
- * How long to wait before replacing a worker that lived `livedMs`, after `quickDeaths` workers in a
- * row died soon after their start: 0 after a worker that ran a while, then 0.25 s, 0.5 s, 1 s, …
- * up to 30 s while they keep dying young.
- */
+/** The wait before replacing a worker: 0 after one that ran a while, else 0.25 s doubling up to 30 s. */
 export const restartBackoff = (
   livedMs: number,
   quickDeaths: number,

@@ -5,16 +5,14 @@ import { exitAfterFlush, type Logger } from './logger.js'
 import { startServer, type RunningServer } from './start-server.js'
 
 /**
- * Runs the service in this process until a signal stops it: alone (`single`), or as a worker of
- * WEB_CONCURRENCY (`worker`), whose primary has migrated and checked the keys already. Alone, it
- * does that itself before it listens.
+ * Runs the service in this process until a signal stops it: alone (`single`, preparing the database itself)
+ * or as a worker of WEB_CONCURRENCY, whose primary prepared it.
  */
 export const serve = async (
   config: AppConfig,
   logger: Logger,
   role: 'single' | 'worker',
 ): Promise<RunningServer> => {
-  // A worker's primary has prepared the database already.
   if (role === 'single' && config.storage.kind === 'postgres')
     await (await import('./prepare-database.js')).prepareDatabase(config, logger)
   const running = await startServer(config, (resolved) =>

@@ -30,17 +30,13 @@ export type ServiceMetricsOptions = {
   readonly pool?: PoolStats
 }
 
-/**
- * Creates the metrics on a registry of the service's own, never prom-client's global one, so two
- * services in one process (or two tests) never count into each other.
- */
+/** Metrics on the service's own registry, never prom-client's global one: two services never mix counts. */
 export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMetrics => {
   const registry = new Registry()
   const registers = [registry]
   collectDefaultMetrics({ register: registry })
-  // Requests are counted at the end of the event loop's turn, all those of the turn together,
-  // and before any read of the registry (a scrape, or the primary's collection): under load,
-  // counting each in the turn it is answered cost several times as much (bench/RESULTS.md).
+  // Requests are counted at the end of the turn, together, and before any read of the registry
+  // (ARCHITECTURE.md, 'Made by hand, on purpose', row "metrics shortcuts").
   let waiting: Array<ObservedRequest> = []
   const countWaiting = () => {
     if (waiting.length === 0) return
@@ -108,9 +104,8 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
     )
   }
   const deprecatedOperations = new Set(options.deprecatedOperations)
-  // The series of each route, method and status, found once, by keys whose hashes V8 keeps (the
-  // route table's strings, node's method names): a request costs three Map lookups and additions.
-  // Bounded: node knows few methods, and routes and statuses are the service's.
+  // Each series found once, by keys V8 keeps hashed (the route table's strings, node's method names);
+  // bounded: node knows few methods, and routes and statuses are the service's.
   const series = new Map<string, Map<string, RouteSeries>>()
   const seriesOf = (method: string, route: string) => {
     let byMethod = series.get(route)

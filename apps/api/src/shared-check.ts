@@ -10,10 +10,8 @@ export type SharedCheckOptions = {
 }
 
 /**
- * `ask`, run at most once per `everyMs`, whatever the rate it is asked at, and never two at once:
- * while one runs, every caller gets its answer, also when it runs longer than `everyMs`; once it
- * has answered, callers get that answer until `everyMs` after it started. A rejection is shared
- * the same way, as a rejection, never as an answer (unless `shareFailures` is false).
+ * `ask`, run at most once per `everyMs` and never twice at once: callers share the running answer, then the
+ * settled one until `everyMs` after it started; a rejection is shared as one (unless `shareFailures` is off).
  */
 export const sharedAnswer = <T>(
   ask: () => Promise<T>,
@@ -38,9 +36,8 @@ export const sharedAnswer = <T>(
 }
 
 /**
- * A check (such as `/readyz`'s look at the database) shared as sharedAnswer shares an answer: a
- * flood of probes costs the store one query a second at most, and never a queue of them. A check
- * that throws is a defect: the next caller tries again rather than sharing it.
+ * A check (such as `/readyz`'s) shared as sharedAnswer shares an answer: a flood of probes costs the store
+ * one query a second at most. A check that throws is a defect: the next caller tries again.
  */
 export const sharedCheck = <L>(
   check: () => TaskEither<L, void>,

@@ -28,9 +28,8 @@ export type RunningServer = {
   /** With METRICS_PORT: where `/metrics` listens, such as http://127.0.0.1:9464. */
   readonly metricsUrl?: string
   /**
-   * Shuts down as CONTRACT.md says: /readyz 503 at once, requests served for SHUTDOWN_DELAY_MS,
-   * then the listener and idle connections closed, in-flight requests given SHUTDOWN_GRACE_MS to
-   * finish, and the service closed. Calling it again returns the same outcome.
+   * Shuts down as CONTRACT.md says: /readyz 503 at once, served for SHUTDOWN_DELAY_MS, then the listener
+   * closed and in-flight requests given SHUTDOWN_GRACE_MS; calling it again returns the same outcome.
    */
   readonly stop: () => Promise<StopOutcome>
 }
@@ -56,10 +55,7 @@ const urlOf = (server: Server) => {
   return defaultPublicBaseUrl({ host: address, port }).replace(/\/v1$/, '')
 }
 
-/**
- * Listens on the configured host and port, then builds the service with the public base URL
- * known (with PORT=0 the port is known only now). A request that arrives in between waits.
- */
+/** Listens, then builds the service with the public base URL known (PORT=0); requests in between wait. */
 export const startServer = async (
   config: AppConfig,
   build: (config: AppConfig & { readonly publicBaseUrl: string }) => Promise<AnimalStoreService>,
@@ -72,10 +68,8 @@ export const startServer = async (
     for (const serve of waiting.splice(0)) serve()
   }
   let draining = false
-  // While draining, every answer ends its connection, so that keep-alive clients reconnect (to
-  // another instance) instead of sending more on a connection about to close: the answers of
-  // requests already under way too. Decided where the head is written (`res.end` writes it through
-  // `writeHead`), so that a request costs no listener and no entry in a set of those in flight.
+  // While draining, every answer closes its connection so keep-alive clients go elsewhere; decided where the
+  // head is written (`res.end` calls `writeHead`), so a request costs no listener.
   class DrainingResponse extends ServerResponse {
     override writeHead(
       statusCode: number,
@@ -104,8 +98,8 @@ export const startServer = async (
   // A request node's parser refuses (headers over maxHeaderSize, bad syntax) gets an Error body too.
   server.on('clientError', answerClientError)
   await listen(server, config.port, config.host)
-  // From now on an error of the server (such as EMFILE when a connection cannot be accepted) is
-  // logged, and the server goes on serving: without a listener, the next one would end the process.
+  // From now on a server error (such as EMFILE on accept) is logged and serving goes on: without a listener,
+  // the next one would end the process.
   let service: AnimalStoreService | undefined
   let early: ReturnType<typeof createLogger> | undefined
   const logger = () => service?.logger ?? (early ??= createLogger(config))

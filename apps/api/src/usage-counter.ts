@@ -22,9 +22,8 @@ export type UsageCounterOptions = {
 }
 
 /**
- * Batches the usage of API keys, so that a request costs no write: one upsert per interval, whatever
- * the traffic. A crash loses the calls of at most one interval (and those counted while the store
- * was down); a clean shutdown writes them.
+ * Batches API-key usage so a request costs no write: one upsert per interval, whatever the traffic. A crash
+ * loses at most one interval (and what was counted while the store was down); a clean shutdown writes it.
  */
 export const createUsageCounter = ({
   log,

@@ -58,7 +58,7 @@ describe(`pino's non-public symbols, read by request-line.ts and logger.ts (${PI
     expect(
       requestLineWriter(pino({}, buffer)),
       `${PINO}: requestLineWriter no longer finds LineBuffer and the bindings through pino's symbols, so every ` +
-        'request line goes through logger.info again — re-measure (bench/RESULTS.md, "Issue 12, second session")',
+        'request line goes through logger.info again — re-measure (ARCHITECTURE.md, "Made by hand, on purpose", row "request line")',
     ).toBeTypeOf('function')
   })
 })
@@ -102,7 +102,7 @@ describe(`the destination contract flushLogs reads, which line-buffer.ts keeps (
     expect(
       Math.max(...measured),
       `${SONIC_BOOM}: write() no longer measures the whole chunk it is filling; the cost line-buffer.ts avoids may ` +
-        'be gone — re-measure it against pino.destination (bench/RESULTS.md, "Issue 12: what the request path became")',
+        'be gone — re-measure it against pino.destination (ARCHITECTURE.md, "Made by hand, on purpose", row "line buffer")',
     ).toBeGreaterThan('a line\n'.length * 5)
   })
 })

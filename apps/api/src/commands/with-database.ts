@@ -3,9 +3,8 @@ import type { AppConfig } from '../config.js'
 import { UsageError } from './usage.js'
 
 /**
- * Runs `work` on the configured PostgreSQL database, and closes the pool afterwards: through
- * DATABASE_DIRECT_URL when set (migrations hold a session lock; a transaction pooler would not keep
- * it), else DATABASE_URL.
+ * Runs `work` on the configured PostgreSQL, then closes the pool: through DATABASE_DIRECT_URL when set (a
+ * transaction pooler would not keep a migration's session lock), else DATABASE_URL.
  */
 export const withDatabase = async <A>(
   config: AppConfig,

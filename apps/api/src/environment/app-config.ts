@@ -1,9 +1,8 @@
 import type { TrustedProxies } from '@pets/adapters-http'
 
-/*
- * The service's configuration, as loadConfig (config.ts) builds it from the variables of
- * variables.ts; each field names the variable it comes from, whose meaning is written there once.
- */
+// The service's configuration, as loadConfig (config.ts) builds it from the variables of variables.ts, which
+// explain each once. A field is its variable's name in camelCase (in `storage`, without DATABASE_) unless
+// its comment names another.
 
 /** The environments APP_ENV may name. */
 export const APP_ENVS = ['development', 'staging', 'production'] as const
@@ -19,26 +18,18 @@ export type StorageConfig =
   | { readonly kind: 'memory' }
   | {
       readonly kind: 'postgres'
-      /** DATABASE_URL. */
       readonly url: string
       /** DATABASE_DIRECT_URL: for what needs a session (migrations, LISTEN); unset: `url` serves for all. */
       readonly directUrl?: string
-      /** DATABASE_POOL_SIZE. */
       readonly poolSize: number
       /** DATABASE_CONNECT_TIMEOUT_MS. */
       readonly connectionTimeoutMs: number
       /** DATABASE_STATEMENT_TIMEOUT_MS (the client waits 250 ms more). */
       readonly statementTimeoutMs: number
-      /** DATABASE_LOCK_TIMEOUT_MS; 0 for no limit. */
       readonly lockTimeoutMs: number
-      /** DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS; 0 for no limit. */
       readonly idleInTransactionTimeoutMs: number
-      /**
-       * Whose clock dates the Idempotency-Key records: the database's, unless CLOCK_NOW moved the
-       * service's clock on purpose (then the service's, so that the 24 hours can be tried).
-       */
+      /** The database's clock, unless CLOCK_NOW moved the service's on purpose (to try the 24 hours). */
       readonly idempotencyClock: 'database' | 'service'
-      /** MIGRATE_ON_START. */
       readonly migrateOnStart: boolean
     }
 
@@ -46,32 +37,22 @@ export type StorageConfig =
 export type AppConfig = {
   /** APP_ENV. */
   readonly env: AppEnv
-  /** HOST. */
   readonly host: string
-  /** PORT. */
   readonly port: number
   /** PUBLIC_BASE_URL, without a trailing slash; unset: http://HOST:PORT/v1 of the bound port. */
   readonly publicBaseUrl?: string
   /** The entries of API_KEYS, each `KEY` or `NAME:KEY` (environmentKeys reads them). */
   readonly apiKeys: ReadonlyArray<string>
-  /** API_KEY_ID_SECRET. */
   readonly apiKeyIdSecret?: string
   /** In development without API_KEYS: one key is generated and printed at start. */
   readonly generateApiKey: boolean
-  /** LOG_LEVEL. */
   readonly logLevel: LogLevel
-  /** LOG_FORMAT. */
   readonly logFormat: 'json' | 'pretty'
-  /** CLOCK_NOW. */
   readonly clockNow?: Date
   readonly storage: StorageConfig
-  /** SHUTDOWN_DELAY_MS. */
   readonly shutdownDelayMs: number
-  /** SHUTDOWN_GRACE_MS. */
   readonly shutdownGraceMs: number
-  /** READY_TIMEOUT_MS. */
   readonly readyTimeoutMs: number
-  /** USAGE_FLUSH_MS. */
   readonly usageFlushMs: number
   /** WEB_CONCURRENCY: 1 runs without node:cluster. */
   readonly webConcurrency: number
@@ -81,13 +62,9 @@ export type AppConfig = {
   readonly authFailureLimit?: RateLimitConfig
   /** TRUST_PROXY; unset or 0: none, X-Forwarded-For ignored. */
   readonly trustedProxies?: TrustedProxies
-  /** METRICS_PORT. */
   readonly metricsPort?: number
-  /** IDEMPOTENCY_CLEANUP_MS. */
   readonly idempotencyCleanupMs: number
-  /** HEADERS_TIMEOUT_MS. */
   readonly headersTimeoutMs: number
-  /** MAX_CONNECTIONS. */
   readonly maxConnections: number
 }
 

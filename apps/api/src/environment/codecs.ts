@@ -2,10 +2,8 @@ import { clientAddressFinder, type TrustedProxies } from '@pets/adapters-http'
 import * as t from 'io-ts'
 import { isIP } from 'node:net'
 
-/*
- * The codecs of environment variables: each decodes the text of one variable, and says what it
- * must be when it cannot (never what it was: it may be a secret).
- */
+// The codecs of environment variables: each decodes one variable's text, and says what it must be when it
+// cannot (never what it was: it may be a secret).
 
 /** Any text: what HOST may be. */
 export const text: t.Type<string, string, unknown> = t.string
@@ -145,9 +143,8 @@ const isProxyEntry = (entry: string): boolean => {
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
 /**
- * TRUST_PROXY: the proxies in front, by address or CIDR (or proxy-addr's names `loopback`,
- * `linklocal`, `uniquelocal`), comma-separated; or their number, 0 to 16. Each entry is compiled as
- * the service will use it, so what is accepted here is what serves.
+ * TRUST_PROXY: the proxies in front by address or CIDR (or `loopback`, `linklocal`, `uniquelocal`),
+ * comma-separated, or their number, 0 to 16; each entry is compiled as the service will use it.
  */
 export const trustedProxies = new t.Type<TrustedProxies, string, unknown>(
   'TrustedProxies',

@@ -66,9 +66,8 @@ export type Read = {
 }
 
 /**
- * Reads every variable of `table`, in its order: first each one set, with its codec; then the
- * defaults; then what each requires, and with `production` what production asks. A variable
- * that is not valid counts as unset, so that the checks after it still run.
+ * Reads every variable of `table` in order: those set, by their codecs; then the defaults; then what each
+ * requires and what production asks. A variable that is not valid counts as unset, so later checks still run.
  */
 export const readVariables = (
   table: ReadonlyArray<AnyVariable>,

@@ -15,10 +15,8 @@ export type OpenedStorage = {
 }
 
 /**
- * Opens the storage the configuration names: in memory, or PostgreSQL. The PostgreSQL module (and
- * with it kysely and pg) is loaded only when the configuration asks for it, so a service in
- * memory starts without them. Opening starts nothing: the storage's `start` does. The keys of
- * API_KEYS go to the storage, whose authenticator trusts them beside its stored keys.
+ * Opens the storage the configuration names, loading the PostgreSQL module (kysely, pg) only when asked, so
+ * a service in memory starts without it; opening starts nothing. API_KEYS go to the storage's authenticator.
  */
 export const openStorage = async (config: AppConfig, logger: Logger): Promise<OpenedStorage> => {
   // CONTRACT: API_KEYS works beside the stored keys; the storage's authenticator knows both.
