@@ -12,8 +12,9 @@ import { requireActiveKey } from './require-active-key.js'
 export const prepareDatabase = async (config: AppConfig, logger: Logger): Promise<void> => {
   const storage = config.storage
   if (storage.kind !== 'postgres') return
-  await withDatabase(config, 'serve', async ({ db }) => {
-    if (storage.migrateOnStart) await migrateToLatest(db, (line) => logger.info(line))
+  await withDatabase(config, 'serve', async (database) => {
+    const { db } = database
+    if (storage.migrateOnStart) await migrateToLatest(database, (line) => logger.info(line))
     if (config.env === 'production' && config.apiKeys.length === 0)
       await requireActiveKey(createPostgresApiKeyStore(db))
   })

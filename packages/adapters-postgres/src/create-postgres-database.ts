@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { rememberHandle } from './database-handles.js'
+import type { PostgresHandle, StatementRunner } from './postgres-handle.js'
 import { guardPool } from './guarded-pool.js'
 import { poolerAwareness, type ConnectionFacts, type PoolerMode } from './pooler.js'
 import type { Database } from './schema.js'
@@ -41,8 +41,8 @@ export type PostgresDatabaseOptions = {
 }
 
 /** A kysely handle on the schema, the pool beneath it, and a `close` that ends both. */
-export type PostgresDatabase = {
-  readonly db: Kysely<Database>
+/** A handle for the adapters (kysely and the guarded pool's runner), the pool beneath, and a `close`. */
+export type PostgresDatabase = PostgresHandle & {
   readonly pool: pg.Pool
   /** The lock timeout the adapters repeat inside their writes (`lockTimeoutMs`). */
   readonly lockTimeoutMs: number
@@ -99,16 +99,17 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
   const guarded = guardPool(pool, { queryTimeoutMs, ...pooler.guard })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guarded }) })
   const connectionFacts = () => pooler.facts(guarded.connect)
-  rememberHandle(db, {
+  const runner: StatementRunner = {
     lockTimeoutMs: settings.lock_timeout,
     statementTimeoutMs,
     connectionFacts,
     runPrepared: guarded.runPrepared,
     runPreparedAfter: guarded.runPreparedAfter,
-  })
+  }
   let closing: Promise<void> | undefined
   return {
     db,
+    runner,
     pool,
     lockTimeoutMs: settings.lock_timeout,
     evictions: guarded.evictions,

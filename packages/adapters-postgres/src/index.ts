@@ -16,7 +16,12 @@ export {
   type StorageLog,
 } from './postgres-storage.js'
 export { isBrokenConnection, QueryReadTimeoutError } from './broken-connections.js'
-export { lockTimeoutOf, throughPooler } from './database-handles.js'
+export {
+  fromKysely,
+  type FromKyselyOptions,
+  type PostgresHandle,
+  type StatementRunner,
+} from './postgres-handle.js'
 export { guardPool, type GuardedPool, type GuardOptions } from './guarded-pool.js'
 export { migrateToLatest, MigrationsNeedSessionError, type MigrationLog } from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'

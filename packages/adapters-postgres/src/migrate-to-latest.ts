@@ -1,7 +1,7 @@
 import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { MIGRATION_LOCK } from './advisory-locks.js'
-import { throughPooler } from './database-handles.js'
+import type { StatementRunner } from './postgres-handle.js'
 import { migrations } from './migrations/index.js'
 
 // Polled rather than awaited with pg_advisory_lock, so that the pool's statement and query
@@ -25,9 +25,14 @@ export class MigrationsNeedSessionError extends Error {
  * MigrationsNeedSessionError, since a session lock would stay on a server connection.
  */
 export const migrateToLatest = async <DB>(
-  db: Kysely<DB>,
+  target: Kysely<DB> | { readonly db: Kysely<DB>; readonly runner: Pick<StatementRunner, 'connectionFacts'> },
   log: MigrationLog = () => {},
 ): Promise<ReadonlyArray<string>> => {
+  // A kysely instance made elsewhere is taken to reach PostgreSQL itself.
+  const [db, throughPooler] =
+    'runner' in target
+      ? [target.db, async () => (await target.runner.connectionFacts()).pooler]
+      : [target, async () => false]
   return db.connection().execute(async (connection) => {
     // The usual start: one read, without a lock, safe through a pooler; anything else (a table missing, an
     // unknown migration) takes the whole way below, which migrates or says what is wrong.
@@ -35,7 +40,7 @@ export const migrateToLatest = async <DB>(
       log('migrations: up to date')
       return []
     }
-    if (await throughPooler(db))
+    if (await throughPooler())
       throw new MigrationsNeedSessionError(
         'Migrations did not run: they hold session advisory locks, and this connection goes through a ' +
           'connection pooler (PgBouncer?), which would leave the locks on a server connection. Run them on a ' +

@@ -10,18 +10,11 @@ import {
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Kysely } from 'kysely'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
-import {
-  intentLifetimeOf,
-  lockTimeoutOf,
-  preparedPairRunnerOn,
-  preparedRunnerOn,
-} from './database-handles.js'
+import { intentLifetimeOf, type PostgresHandle } from './postgres-handle.js'
 import { intentSlots, REGISTER_INTENT } from './insert-intents.js'
 import { removeExpiredRecords } from './expired-records.js'
 import { batchStatements, MAX_INSERT_BATCH } from './pet-inserts.js'
-import type { Database } from './schema.js'
 import { toPet } from './to-pet-id.js'
 import type { Statement } from './statement.js'
 import { sqlstateOf, storeCall, tryStore } from './unavailable.js'
@@ -110,15 +103,15 @@ const answer = (batch: ReadonlyArray<Waiting>, rows: ReadonlyArray<Row>) => {
  * lock on owner and key. Expired records are removed in batches, by one instance at a time.
  */
 export const createPostgresIdempotentPetCreations = (
-  db: Kysely<Database>,
+  { db, runner }: PostgresHandle,
   options: PostgresIdempotentPetCreationsOptions = {},
 ): IdempotentPetCreations => {
   const byRequest = options.clock === 'request'
-  const runPrepared = preparedRunnerOn(db)
-  const runPair = preparedPairRunnerOn(db)
-  const lifetimeMs = intentLifetimeOf(db)
+  const runPrepared = runner.runPrepared
+  const runPair = runner.runPreparedAfter
+  const lifetimeMs = intentLifetimeOf(runner)
   const slots = intentSlots(1)
-  const lockTimeoutMs = String(options.lockTimeoutMs ?? lockTimeoutOf(db))
+  const lockTimeoutMs = String(options.lockTimeoutMs ?? runner.lockTimeoutMs)
   const batchSize = options.cleanupBatchSize ?? 1000
   const onAddOnce = reportAs(options, 'creations.addOnce')
   const onRemoveExpired = reportAs(options, 'creations.removeExpired')

@@ -2,18 +2,12 @@ import type { Pet, PetRepository } from '@pets/domain'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Compilable, Kysely } from 'kysely'
+import type { Compilable } from 'kysely'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
 import { PET_INSERT_LOCK } from './advisory-locks.js'
-import {
-  intentLifetimeOf,
-  lockTimeoutOf,
-  preparedPairRunnerOn,
-  preparedRunnerOn,
-} from './database-handles.js'
+import { intentLifetimeOf, type PostgresHandle } from './postgres-handle.js'
 import { CLAIM_AND_RENEW, listBelowHorizon, listingStatement, RELEASE_INTENT } from './insert-intents.js'
 import { batchPetInserts } from './pet-inserts.js'
-import type { Database } from './schema.js'
 import type { Statement } from './statement.js'
 import { toPet } from './to-pet-id.js'
 import { storeCall, type TryStoreOptions } from './unavailable.js'
@@ -46,14 +40,14 @@ const petStatement = (text: string): Statement<Pet> => ({ text, columns, decode:
  * are never reused, also across concurrent inserts; a listing is a keyset page in id order.
  */
 export const createPostgresPetRepository = (
-  db: Kysely<Database>,
+  { db, runner }: PostgresHandle,
   options: PostgresAdapterOptions = {},
 ): PetRepository => {
-  const lockTimeout = String(options.lockTimeoutMs ?? lockTimeoutOf(db))
+  const lockTimeout = String(options.lockTimeoutMs ?? runner.lockTimeoutMs)
   const [onAdd, onFind, onList] = ['pets.add', 'pets.findById', 'pets.list'].map((operation) =>
     reportAs(options, operation),
   )
-  const run = preparedRunnerOn(db)
+  const run = runner.runPrepared
   const rowsOf = (
     statement: Statement<Pet>,
     values: ReadonlyArray<string | null>,
@@ -69,8 +63,8 @@ export const createPostgresPetRepository = (
   const listAll = listingStatement('id > $1', '$2')
   // With a status, pets_status_id_idx (status, id) serves the page; without, the primary key.
   const listByStatus = listingStatement('status = $1 AND id > $2', '$3')
-  const lifetimeMs = intentLifetimeOf(db)
-  const pair = preparedPairRunnerOn(db)
+  const lifetimeMs = intentLifetimeOf(runner)
+  const pair = runner.runPreparedAfter
   const inserts = db.isTransaction
     ? batchPetInserts(
         (_, _intent, s, values, done) => run(s, values.slice(0, 2), done),

@@ -122,14 +122,14 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
   })
   let started = false
   return {
-    pets: createPostgresPetRepository(db, adapterOptions),
+    pets: createPostgresPetRepository(database, adapterOptions),
     apiKeys,
     authenticator: authenticatorByDigest(apiKeyDigest, [
       trustedKeysLookup(trustedKeys, apiKeyDigest),
       apiKeys.byDigest,
     ]),
     usageLog: createPostgresApiKeyUsageLog(db, adapterOptions),
-    creations: createPostgresIdempotentPetCreations(db, {
+    creations: createPostgresIdempotentPetCreations(database, {
       ...adapterOptions,
       clock: idempotencyClock ?? 'database',
     }),
@@ -180,7 +180,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
         applicationName: `${applicationName}-migrations`,
       })
       try {
-        return await migrateToLatest(session.db, (line) => log('info', line))
+        return await migrateToLatest(session, (line) => log('info', line))
       } finally {
         await session.close()
       }

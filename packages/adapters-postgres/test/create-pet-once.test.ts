@@ -11,6 +11,7 @@ import {
   createPostgresStoreHealth,
   PET_INSERT_LOCK,
   type Database,
+  fromKysely,
 } from '../src/index.js'
 import type { FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
@@ -35,7 +36,7 @@ const holdLock = async (fresh: FreshDatabase, lock: string) => {
   }
 }
 /** Every pet of the database, by id. */
-const petsOf = (fresh: FreshDatabase) => run(createPostgresPetRepository(fresh.db).list(everything))
+const petsOf = (fresh: FreshDatabase) => run(createPostgresPetRepository(fresh).list(everything))
 const keyLock = (key: string, owner: string) =>
   `pg_advisory_xact_lock(hashtextextended('pets.idempotency' || chr(10) || '${key}' || chr(10) || '${owner}', 0))`
 
@@ -49,7 +50,7 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
       dialect: new PostgresDialect({ pool: fresh.pool }),
       log: (event) => void queries.push(event.query.sql),
     })
-    const creations = createPostgresIdempotentPetCreations(counted)
+    const creations = createPostgresIdempotentPetCreations(fromKysely(counted))
     const created = await run(creations.addOnce(now()))
     expect(await run(creations.addOnce(now()))).toEqual(created)
     expect(await runLeft(creations.addOnce(now({ fingerprint: 'another body' })))).toEqual({
@@ -65,7 +66,7 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
 
   it('dates records by the database clock: the request instant is ignored, its window kept', async () => {
     const fresh = await open()
-    const creations = createPostgresIdempotentPetCreations(fresh.db)
+    const creations = createPostgresIdempotentPetCreations(fresh)
     // A process whose clock is a year off: the record is dated by PostgreSQL all the same.
     const skewed = new Date(Date.now() - 365 * 24 * HOUR)
     const first = await run(
@@ -96,7 +97,7 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
   it('answers IdempotencyKeyInUse at once while another connection performs the same key', async () => {
     const fresh = await open()
     const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 2, ...patient })
-    const creations = [fresh, other].map((d) => createPostgresIdempotentPetCreations(d.db))
+    const creations = [fresh, other].map((d) => createPostgresIdempotentPetCreations(d))
     try {
       // The first call waits inside the server, holding its key's lock, for the ordering lock
       // another transaction holds; the second call, on another pool, is told at once.
@@ -118,7 +119,7 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
 
   it('answers IdempotencyKeyInUse, not a wait, while a transaction holds the key', async () => {
     const fresh = await open()
-    const creations = createPostgresIdempotentPetCreations(fresh.db)
+    const creations = createPostgresIdempotentPetCreations(fresh)
     const release = await holdLock(fresh, keyLock('retry-me', 'key-1'))
     expect(await runLeft(creations.addOnce(now()))).toEqual({ _tag: 'IdempotencyKeyInUse' })
     await release()
@@ -137,8 +138,8 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
       statementTimeoutMs: 0,
     })
     const options = { lockTimeoutMs: 200 }
-    const pets = createPostgresPetRepository(pooled.db, options)
-    const creations = createPostgresIdempotentPetCreations(pooled.db, options)
+    const pets = createPostgresPetRepository(pooled, options)
+    const creations = createPostgresIdempotentPetCreations(pooled, options)
     const release = await holdLock(fresh, `pg_advisory_xact_lock(${PET_INSERT_LOCK})`)
     try {
       for (const write of [pets.add(aPetData()), creations.addOnce(now())]) {
@@ -155,18 +156,18 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
       await release()
       await pooled.close()
     }
-    expect(await run(createPostgresPetRepository(fresh.db).add(aPetData()))).toMatchObject({ name: 'Rex' })
+    expect(await run(createPostgresPetRepository(fresh).add(aPetData()))).toMatchObject({ name: 'Rex' })
   })
 
   it('on a read-only database: refuses writes as StoreUnavailable 25006, still replays, and /readyz says so', async () => {
     const fresh = await open()
-    const writable = createPostgresIdempotentPetCreations(fresh.db)
+    const writable = createPostgresIdempotentPetCreations(fresh)
     const first = await run(writable.addOnce(now()))
     await sql.raw(`ALTER DATABASE "${fresh.name}" SET default_transaction_read_only = on`).execute(fresh.db)
     const readOnly = createPostgresDatabase({ connectionString: fresh.url, ...patient })
     try {
-      const creations = createPostgresIdempotentPetCreations(readOnly.db)
-      const pets = createPostgresPetRepository(readOnly.db)
+      const creations = createPostgresIdempotentPetCreations(readOnly)
+      const pets = createPostgresPetRepository(readOnly)
       expect(await runLeft(pets.add(aPetData()))).toMatchObject({ cause: { code: '25006' } })
       expect(await runLeft(creations.addOnce(now({ key: 'new' })))).toMatchObject({
         cause: { code: '25006' },
@@ -199,14 +200,14 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
       dialect: new PostgresDialect({ pool: fresh.pool }),
       log: (event) => void statements.push(event.query.sql),
     })
-    const pet = await run(createPostgresPetRepository(fresh.db).add(aPetData()))
+    const pet = await run(createPostgresPetRepository(fresh).add(aPetData()))
     await sql`INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, pet_id, created_at)
       SELECT 'k', 'old ' || n, 'f', ${String(pet.id)}::bigint, now() - interval '30 hours'
       FROM generate_series(1, 250) AS n
       UNION ALL
       SELECT 'k', 'recent ' || n, 'f', ${String(pet.id)}::bigint, now() - interval '23 hours'
       FROM generate_series(1, 5) AS n`.execute(fresh.db)
-    const creations = createPostgresIdempotentPetCreations(counted, { cleanupBatchSize: 100 })
+    const creations = createPostgresIdempotentPetCreations(fromKysely(counted), { cleanupBatchSize: 100 })
     // `before` is the process's idea of 24 hours ago; the database's clock decides instead.
     expect(await run(creations.removeExpired(new Date(0)))).toBe(250)
     expect(statements).toHaveLength(3)
@@ -224,10 +225,10 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
 
   it('removes nothing, without waiting, while another instance is removing', async () => {
     const fresh = await open()
-    const pet = await run(createPostgresPetRepository(fresh.db).add(aPetData()))
+    const pet = await run(createPostgresPetRepository(fresh).add(aPetData()))
     await sql`INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, pet_id, created_at)
       VALUES ('k', 'old', 'f', ${String(pet.id)}::bigint, now() - interval '30 hours')`.execute(fresh.db)
-    const creations = createPostgresIdempotentPetCreations(fresh.db)
+    const creations = createPostgresIdempotentPetCreations(fresh)
     const release = await holdLock(fresh, `pg_advisory_xact_lock(${CLEANUP_LOCK})`)
     const startedAt = performance.now()
     expect(await run(creations.removeExpired(new Date()))).toBe(0)

@@ -3,7 +3,6 @@ import { run, runLeft } from '@pets/domain/testing'
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { createPostgresDatabase, createPostgresPetRepository, tryStore } from '../src/index.js'
-import { preparedRunnerOn } from '../src/database-handles.js'
 import type { Statement } from '../src/statement.js'
 import { startSilentProxy } from './support/silent-proxy.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
@@ -26,7 +25,7 @@ describe('dead connections leave the pool', () => {
       poolSize: 4,
     })
     track(behind)
-    const repo = createPostgresPetRepository(behind.db)
+    const repo = createPostgresPetRepository(behind)
     // Four connections in the pool, each answered: four queries at once, each held a moment.
     const pid = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`
     const before = await Promise.all(
@@ -55,8 +54,8 @@ describe('dead connections leave the pool', () => {
   })
 
   it('runs a statement on the guarded pool directly, and gives the connection back after a failure too', async () => {
-    const { db, pool, evictions } = await open({ poolSize: 1 })
-    const runPrepared = preparedRunnerOn(db)
+    const { runner, pool, evictions } = await open({ poolSize: 1 })
+    const runPrepared = runner.runPrepared
     const runStatement = (text: string, value: string) =>
       new Promise<Array<number>>((resolve, reject) => {
         const statement: Statement<number> = { text, columns: ['n'], decode: ([n]) => Number(n) }
@@ -106,7 +105,7 @@ describe('dead connections leave the pool', () => {
     })
     track(nowhere)
     const startedAt = performance.now()
-    expect(await runLeft(createPostgresPetRepository(nowhere.db).list(everything))).toMatchObject({
+    expect(await runLeft(createPostgresPetRepository(nowhere).list(everything))).toMatchObject({
       _tag: 'StoreUnavailable',
     })
     // The 300 ms connect timeout, not an endless wait for the silent server.

@@ -9,6 +9,7 @@ import {
   createPostgresIdempotentPetCreations,
   PET_INSERT_LOCK,
   type Database,
+  fromKysely,
 } from '../src/index.js'
 import type { FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
@@ -50,11 +51,14 @@ describe('idempotent creations in batches', () => {
 
   it('gathers what arrives while a batch is under way into one statement, each creation answered with its own outcome', async () => {
     const fresh = await open()
-    const setup = createPostgresIdempotentPetCreations(fresh.db, { clock: 'request' })
+    const setup = createPostgresIdempotentPetCreations(fresh, { clock: 'request' })
     const replayed = await run(setup.addOnce(named('replay-me')))
     await run(setup.addOnce(named('reuse-me')))
     const { db, batches } = counted(fresh.pool)
-    const creations = createPostgresIdempotentPetCreations(db, { clock: 'request', lockTimeoutMs: 10_000 })
+    const creations = createPostgresIdempotentPetCreations(fromKysely(db), {
+      clock: 'request',
+      lockTimeoutMs: 10_000,
+    })
     const release = await holdOrderingLock(fresh)
     const first = creations.addOnce(named('first'))()
     await waitForLockWait(fresh)
@@ -87,7 +91,7 @@ describe('idempotent creations in batches', () => {
     const fresh = await open({ poolSize: 10 })
     const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 10, ...patient })
     track(other)
-    const instances = [fresh, other].map((d) => createPostgresIdempotentPetCreations(d.db))
+    const instances = [fresh, other].map((d) => createPostgresIdempotentPetCreations(d))
     // Each key is sent twice by each instance.
     const keys = Array.from({ length: 200 }, (_, i) => `key ${i % 50}`)
     const results = await Promise.all(
@@ -107,7 +111,7 @@ describe('idempotent creations in batches', () => {
 
   it('fails every creation of a batch that failed, adds none of them, and leaves their keys free', async () => {
     const fresh = await open()
-    const creations = createPostgresIdempotentPetCreations(fresh.db)
+    const creations = createPostgresIdempotentPetCreations(fresh)
     const release = await holdOrderingLock(fresh)
     const first = creations.addOnce(named('first'))()
     await waitForLockWait(fresh)
@@ -124,12 +128,12 @@ describe('idempotent creations in batches', () => {
 
   it('on a read-only database: answers a replay batched with creations that need a write, which fail as 25006', async () => {
     const fresh = await open()
-    const replayed = await run(createPostgresIdempotentPetCreations(fresh.db).addOnce(named('replay-me')))
+    const replayed = await run(createPostgresIdempotentPetCreations(fresh).addOnce(named('replay-me')))
     await sql.raw(`ALTER DATABASE "${fresh.name}" SET default_transaction_read_only = on`).execute(fresh.db)
     const readOnly = createPostgresDatabase({ connectionString: fresh.url, ...patient })
     track(readOnly)
     const { db, batches } = counted(readOnly.pool)
-    const creations = createPostgresIdempotentPetCreations(db)
+    const creations = createPostgresIdempotentPetCreations(fromKysely(db))
     // The first goes alone; the other two arrive while it is under way and go together.
     const [x, replay, y] = await Promise.all(
       [named('x'), named('replay-me'), named('y')].map((c) => creations.addOnce(c)()),

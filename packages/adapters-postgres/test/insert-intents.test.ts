@@ -45,8 +45,9 @@ describe('inserts that commit in parallel, and listings that never pass an inser
   const { open } = useFreshDatabases()
 
   it('lets a later insert commit at once, and holds a listing back until the earlier insert commits', async () => {
-    const { db, pool } = await open()
-    const repo = createPostgresPetRepository(db)
+    const handle = await open()
+    const { pool } = handle
+    const repo = createPostgresPetRepository(handle)
     const first = await insertByHand(pool, 'first', '1 minute')
     const firstId = await first.insert()
     // No lock between inserts: the second commits while the first is still open, with a larger id.
@@ -62,8 +63,9 @@ describe('inserts that commit in parallel, and listings that never pass an inser
   })
 
   it('uses one row per slot: the intents of a thousand inserts leave the table at its first page', async () => {
-    const { db, pool } = await open()
-    const repo = createPostgresPetRepository(db)
+    const handle = await open()
+    const { pool } = handle
+    const repo = createPostgresPetRepository(handle)
     for (let i = 0; i < 10; i++)
       await Promise.all(
         Array.from({ length: 100 }, (_, j) => run(repo.add(aPetData({ name: `p${i}.${j}` as PetName })))),
@@ -77,8 +79,9 @@ describe('inserts that commit in parallel, and listings that never pass an inser
   })
 
   it('answers a full page at once: the insert under way is beyond it', async () => {
-    const { db, pool } = await open()
-    const repo = createPostgresPetRepository(db)
+    const handle = await open()
+    const { pool } = handle
+    const repo = createPostgresPetRepository(handle)
     const early = await run(repo.add(aPetData({ name: 'early' as PetName })))
     const late = await insertByHand(pool, 'late', '1 minute')
     await late.insert()
@@ -89,8 +92,9 @@ describe('inserts that commit in parallel, and listings that never pass an inser
   })
 
   it('forgets the intent of a writer that never inserted once it expires, and then lists every pet', async () => {
-    const { db, pool } = await open({ statementTimeoutMs: 3000 })
-    const repo = createPostgresPetRepository(db)
+    const handle = await open({ statementTimeoutMs: 3000 })
+    const { pool } = handle
+    const repo = createPostgresPetRepository(handle)
     const stalled = await insertByHand(pool, 'never', '300 milliseconds')
     stalled.release()
     await run(repo.add(aPetData({ name: 'meanwhile' as PetName })))
@@ -102,24 +106,26 @@ describe('inserts that commit in parallel, and listings that never pass an inser
   })
 
   it('adds nothing when its intent expired before its insert began, and answers StoreUnavailable', async () => {
-    const { db, pool } = await open({ statementTimeoutMs: 3000 })
+    const handle = await open({ statementTimeoutMs: 3000 })
+    const { pool } = handle
     // Every intent is born expired: as if the process had stalled between registering and inserting.
     await pool.query(`CREATE FUNCTION expire_at_once() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN NEW.expires_at := clock_timestamp() - interval '1 second'; RETURN NEW; END $$`)
     await pool.query(`CREATE TRIGGER born_expired BEFORE INSERT OR UPDATE ON pet_insert_intents
       FOR EACH ROW EXECUTE FUNCTION expire_at_once()`)
-    const repo = createPostgresPetRepository(db)
+    const repo = createPostgresPetRepository(handle)
     expect(await runLeft(repo.add(aPetData()))).toMatchObject({ _tag: 'StoreUnavailable' })
     expect((await pool.query('SELECT id FROM pets')).rows).toEqual([])
   })
 
   it('removes the slots of a process that ended, an hour unused, with the expired idempotency records', async () => {
-    const { db, pool } = await open()
-    await run(createPostgresPetRepository(db).add(aPetData()))
+    const handle = await open()
+    const { pool } = handle
+    await run(createPostgresPetRepository(handle).add(aPetData()))
     await pool.query(`INSERT INTO pet_insert_intents (slot, intent, lowest_id, expires_at)
       VALUES (gen_random_uuid(), NULL, NULL, now() - interval '2 hours')`)
     expect((await pool.query('SELECT slot FROM pet_insert_intents')).rows).toHaveLength(2)
-    await run(createPostgresIdempotentPetCreations(db).removeExpired(new Date()))
+    await run(createPostgresIdempotentPetCreations(handle).removeExpired(new Date()))
     // The live process's slot stays; the other is gone.
     expect((await pool.query('SELECT slot FROM pet_insert_intents')).rows).toHaveLength(1)
   })

@@ -152,7 +152,7 @@ describe('batched inserts on PostgreSQL', () => {
   it('adds 300 concurrent creations, each answered with its own row, all listed in id order', async () => {
     const fresh = await openFreshDatabase(inject('postgres'))
     try {
-      const repo = createPostgresPetRepository(fresh.db)
+      const repo = createPostgresPetRepository(fresh)
       const added = await Promise.all(Array.from({ length: 300 }, (_, i) => run(repo.add(creation(i)))))
       added.forEach((pet, i) => expect(pet).toMatchObject({ name: `pet ${i}`, categoryId: i + 1 }))
       const listed = await run(repo.list({ limit: 300, after: 0 as PageCursor }))

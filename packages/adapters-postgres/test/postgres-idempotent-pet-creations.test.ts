@@ -24,8 +24,8 @@ describeIdempotentPetCreationsContract('postgres', async () => {
   // The contract fixes instants hours apart: the records follow the request's clock here. The
   // database's clock, the default, is tested below.
   return {
-    creations: createPostgresIdempotentPetCreations(fresh.db, { clock: 'request' }),
-    pets: createPostgresPetRepository(fresh.db),
+    creations: createPostgresIdempotentPetCreations(fresh, { clock: 'request' }),
+    pets: createPostgresPetRepository(fresh),
     close: fresh.close,
   }
 })
@@ -39,7 +39,7 @@ describe('postgres idempotent pet creations', () => {
 
   it('refuses a repeat at once while the first is still in its transaction, then replays it', async () => {
     const fresh = await open({ statementTimeoutMs: 20_000 })
-    const creations = createPostgresIdempotentPetCreations(fresh.db)
+    const creations = createPostgresIdempotentPetCreations(fresh)
     await sql`CREATE FUNCTION slowly() RETURNS trigger LANGUAGE plpgsql
       AS 'BEGIN PERFORM pg_sleep(1.5); RETURN NEW; END'`.execute(fresh.db)
     await sql`CREATE TRIGGER slowly BEFORE INSERT ON pets FOR EACH ROW EXECUTE FUNCTION slowly()`.execute(
@@ -70,10 +70,7 @@ describe('postgres idempotent pet creations', () => {
     const fresh = await open({ poolSize: 10 })
     const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 10, ...patient })
     track(other)
-    const pools = [
-      createPostgresIdempotentPetCreations(fresh.db),
-      createPostgresIdempotentPetCreations(other.db),
-    ]
+    const pools = [createPostgresIdempotentPetCreations(fresh), createPostgresIdempotentPetCreations(other)]
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => pools[i % 2]!.addOnce(aCreation())()),
     )
@@ -86,7 +83,7 @@ describe('postgres idempotent pet creations', () => {
 
   it('keeps neither pet nor record when the transaction fails, so a retry runs again', async () => {
     const fresh = await open({ statementTimeoutMs: 300 })
-    const creations = createPostgresIdempotentPetCreations(fresh.db)
+    const creations = createPostgresIdempotentPetCreations(fresh)
     // The record's insert fails after the pet's: both must be rolled back.
     await sql`CREATE FUNCTION slowly() RETURNS trigger LANGUAGE plpgsql
       AS 'BEGIN PERFORM pg_sleep(2); RETURN NEW; END'`.execute(fresh.db)
@@ -97,13 +94,13 @@ describe('postgres idempotent pet creations', () => {
     expect(await countRows(fresh, 'idempotency_records')).toBe(0)
     await sql`DROP TRIGGER slowly ON idempotency_records`.execute(fresh.db)
     const created = await run(creations.addOnce(aCreation()))
-    const pets = createPostgresPetRepository(fresh.db)
+    const pets = createPostgresPetRepository(fresh)
     expect(await run(pets.list({ limit: 10, after: 0 as PageCursor }))).toEqual([created])
   })
 
   it('removes expired records with the index on created_at', async () => {
     const fresh = await open()
-    const creations = createPostgresIdempotentPetCreations(fresh.db, { clock: 'request' })
+    const creations = createPostgresIdempotentPetCreations(fresh, { clock: 'request' })
     await run(creations.addOnce(aCreation({ at: new Date('2026-11-20T00:00:00Z') })))
     await run(creations.addOnce(aCreation({ key: 'k2' })))
     expect(await run(creations.removeExpired(new Date('2026-11-21T00:00:00Z')))).toBe(1)
@@ -122,7 +119,7 @@ describe('postgres idempotent pet creations', () => {
       connectionTimeoutMs: 300,
     })
     track(nowhere)
-    const creations = createPostgresIdempotentPetCreations(nowhere.db)
+    const creations = createPostgresIdempotentPetCreations(nowhere)
     expect(await runLeft(creations.addOnce(aCreation()))).toMatchObject({ _tag: 'StoreUnavailable' })
     expect(await runLeft(creations.removeExpired(new Date()))).toMatchObject({ _tag: 'StoreUnavailable' })
   })

@@ -11,6 +11,7 @@ import {
   migrations,
   tryStore,
   type Database,
+  fromKysely,
 } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
@@ -20,7 +21,7 @@ const postgres = inject('postgres')
 
 describePetRepositoryContract('postgres', async () => {
   const fresh = await openFreshDatabase(postgres)
-  return { repo: createPostgresPetRepository(fresh.db), close: fresh.close }
+  return { repo: createPostgresPetRepository(fresh), close: fresh.close }
 })
 
 const everything: PetListing = { limit: 100, after: 0 as PageCursor }
@@ -29,14 +30,17 @@ describe('postgres pet repository', () => {
   const { open, track } = useFreshDatabases()
 
   it("in a caller's transaction takes the ordering lock alone: a pet added meanwhile waits for it", async () => {
-    const { db } = await open()
-    const repo = createPostgresPetRepository(db)
+    const handle = await open()
+    const { db } = handle
+    const repo = createPostgresPetRepository(handle)
     let commit!: () => void
     let inserted!: () => void
     const held = new Promise<void>((resolve) => (commit = resolve))
     const firstInserted = new Promise<void>((resolve) => (inserted = resolve))
     const first = db.transaction().execute(async (trx) => {
-      const pet = await run(createPostgresPetRepository(trx).add(aPetData({ name: 'first' as PetName })))
+      const pet = await run(
+        createPostgresPetRepository(fromKysely(trx)).add(aPetData({ name: 'first' as PetName })),
+      )
       inserted()
       await held
       return pet
@@ -62,19 +66,21 @@ describe('postgres pet repository', () => {
   })
 
   it('keeps ids beyond 2^32 exact', async () => {
-    const { db } = await open()
+    const handle = await open()
+    const { db } = handle
     await sql`ALTER TABLE pets ALTER COLUMN id RESTART WITH 1099511627776`.execute(db)
-    const repo = createPostgresPetRepository(db)
+    const repo = createPostgresPetRepository(handle)
     const pet = await run(repo.add(aPetData()))
     expect(pet.id).toBe(2 ** 40)
     expect(await run(repo.list(everything))).toEqual([pet])
   })
 
   it('throws, as a defect, on an id beyond 2^53 - 1 instead of returning a wrong number', async () => {
-    const { db } = await open()
+    const handle = await open()
+    const { db } = handle
     await sql`INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
       VALUES (9007199254740992, 'Big', 1, 'available'), (9007199254740993, 'Bigger', 1, 'sold')`.execute(db)
-    const repo = createPostgresPetRepository(db)
+    const repo = createPostgresPetRepository(handle)
     await expect(repo.findById(9007199254740992 as PetId)()).rejects.toThrow(
       /pets\.id holds "9007199254740992"/,
     )
@@ -83,7 +89,7 @@ describe('postgres pet repository', () => {
   })
 
   it('rethrows an error that is not about reaching the store: a bug must not become a 503', async () => {
-    const repo = createPostgresPetRepository((await open()).db)
+    const repo = createPostgresPetRepository(await open())
     await expect(repo.add(aPetData({ name: '' as PetName }))()).rejects.toMatchObject({ code: '23514' })
   })
 
@@ -93,10 +99,10 @@ describe('postgres pet repository', () => {
       createPostgresDatabase({ connectionString: empty.url, poolSize: 1, ...patient }),
     )
     track(...instances)
-    const ran = await Promise.all(instances.map((instance) => migrateToLatest(instance.db)))
+    const ran = await Promise.all(instances.map((instance) => migrateToLatest(instance)))
     expect(ran.flat().sort()).toEqual(Object.keys(migrations).sort())
-    expect(await migrateToLatest(empty.db)).toEqual([])
-    const repo = createPostgresPetRepository(empty.db)
+    expect(await migrateToLatest(empty)).toEqual([])
+    const repo = createPostgresPetRepository(empty)
     const pet = await run(repo.add(aPetData()))
     expect(await run(repo.list(everything))).toEqual([pet])
   })
@@ -114,7 +120,7 @@ describe('postgres pet repository', () => {
     await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('2999-01-01-0001-from-the-future', now()::text)`.execute(
       fresh.db,
     )
-    await expect(migrateToLatest(fresh.db)).rejects.toThrow(/2999-01-01-0001-from-the-future|corrupted/)
+    await expect(migrateToLatest(fresh)).rejects.toThrow(/2999-01-01-0001-from-the-future|corrupted/)
   })
 
   it('serves the status listing from pets_status_id_idx', async () => {
@@ -131,7 +137,11 @@ describe('postgres pet repository', () => {
       log: (event) => void queries.push(event.query),
     })
     await run(
-      createPostgresPetRepository(logged).list({ limit: 21, after: 100 as PageCursor, status: 'sold' }),
+      createPostgresPetRepository(fromKysely(logged)).list({
+        limit: 21,
+        after: 100 as PageCursor,
+        status: 'sold',
+      }),
     )
     expect(queries).toHaveLength(1)
     const plan = await fresh.db.transaction().execute(async (trx) => {
@@ -151,18 +161,19 @@ describe('postgres pet repository', () => {
       connectionTimeoutMs: 300,
     })
     track(nowhere)
-    const repo = createPostgresPetRepository(nowhere.db)
+    const repo = createPostgresPetRepository(nowhere)
     expect(await runLeft(repo.add(aPetData()))).toEqual(unavailable)
     expect(await runLeft(repo.findById(1 as PetId))).toEqual(unavailable)
     expect(await runLeft(repo.list(everything))).toEqual(unavailable)
   })
 
   it('answers StoreUnavailable when a statement times out, and serves the next one', async () => {
-    const { db } = await open({ statementTimeoutMs: 200 })
+    const handle = await open({ statementTimeoutMs: 200 })
+    const { db } = handle
     await sql`CREATE FUNCTION slowly() RETURNS trigger LANGUAGE plpgsql
       AS 'BEGIN PERFORM pg_sleep(2); RETURN NEW; END'`.execute(db)
     await sql`CREATE TRIGGER slowly BEFORE INSERT ON pets FOR EACH ROW EXECUTE FUNCTION slowly()`.execute(db)
-    const repo = createPostgresPetRepository(db)
+    const repo = createPostgresPetRepository(handle)
     expect(await runLeft(repo.add(aPetData()))).toMatchObject({
       _tag: 'StoreUnavailable',
       cause: { code: '57014' },
@@ -173,8 +184,9 @@ describe('postgres pet repository', () => {
   })
 
   it('answers StoreUnavailable when its backend is terminated, and the pool recovers', async () => {
-    const { db, pool } = await open({ statementTimeoutMs: 20_000 })
-    const repo = createPostgresPetRepository(db)
+    const handle = await open({ statementTimeoutMs: 20_000 })
+    const { db, pool } = handle
+    const repo = createPostgresPetRepository(handle)
     const pet = await run(repo.add(aPetData()))
     const terminate = async (where: string) =>
       (

@@ -32,12 +32,13 @@ describe('what every session of the pool is told at connection', () => {
   const { open, track } = useFreshDatabases()
 
   it('gets its timeouts and TCP keepalives, in the one startup parameter `options`', async () => {
-    const { db } = await open({
+    const handle = await open({
       statementTimeoutMs: 600,
       lockTimeoutMs: 300,
       idleInTransactionTimeoutMs: 900,
       keepAlive: { idleMs: 4000, intervalMs: 2000, count: 5 },
     })
+    const { db } = handle
     expect(await settingsOf(db)).toEqual({
       statement_timeout: 600,
       lock_timeout: 300,
@@ -59,7 +60,8 @@ describe('what every session of the pool is told at connection', () => {
   })
 
   it('sends none of them with sendSessionSettings: false, for a pooler that refuses `options`', async () => {
-    const { db } = await open({ sendSessionSettings: false })
+    const handle = await open({ sendSessionSettings: false })
+    const { db } = handle
     expect(await settingsOf(db)).toMatchObject({
       statement_timeout: 0,
       lock_timeout: 0,
@@ -74,7 +76,7 @@ describe('what every session of the pool is told at connection', () => {
     await client.query(`SELECT pg_advisory_xact_lock(${PET_INSERT_LOCK})`)
     // A client that froze right here would keep every insert of every instance waiting.
     const startedAt = performance.now()
-    const pet = await run(createPostgresPetRepository(fresh.db, { lockTimeoutMs: 20_000 }).add(aPetData()))
+    const pet = await run(createPostgresPetRepository(fresh, { lockTimeoutMs: 20_000 }).add(aPetData()))
     expect(pet.name).toBe('Rex')
     // The 300 ms idle timeout freed the lock, long before the insert's 20 s lock timeout.
     expect(performance.now() - startedAt).toBeLessThan(10_000)
@@ -88,8 +90,9 @@ describe('statements sent directly to PostgreSQL', () => {
   const { open } = useFreshDatabases()
 
   it('are prepared once on each connection (named), and answer as unnamed ones do', async () => {
-    const { db } = await open({ poolSize: 1 })
-    const pets = createPostgresPetRepository(db)
+    const handle = await open({ poolSize: 1 })
+    const { db } = handle
+    const pets = createPostgresPetRepository(handle)
     const added = await run(pets.add(aPetData()))
     for (let i = 0; i < 3; i++) expect(await run(pets.list({ after: 0 as never, limit: 5 }))).toEqual([added])
     const { rows } = await sql<{ name: string; statement: string }>`

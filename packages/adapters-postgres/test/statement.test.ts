@@ -2,8 +2,7 @@ import { aPetData, describePetRepositoryContract, run } from '@pets/domain/testi
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { describe, expect, inject, it } from 'vitest'
-import { createPostgresPetRepository, type Database } from '../src/index.js'
-import { preparedRunnerOn } from '../src/database-handles.js'
+import { createPostgresPetRepository, fromKysely, type Database, type PostgresHandle } from '../src/index.js'
 import type { Statement } from '../src/statement.js'
 import { openFreshDatabase } from '../src/testing/index.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
@@ -20,7 +19,7 @@ describePetRepositoryContract('postgres, on a kysely handle made elsewhere', asy
   pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   return {
-    repo: createPostgresPetRepository(db),
+    repo: createPostgresPetRepository(fromKysely(db)),
     close: async () => {
       await db.destroy()
       await fresh.close()
@@ -38,8 +37,8 @@ const PAIRS = pair(
   'SELECT g AS a, CASE WHEN g % 2 = 0 THEN NULL ELSE $1 || g END AS b FROM generate_series(1, $2::int) AS g',
 )
 
-const runOn = (db: Kysely<Database>) => {
-  const runPrepared = preparedRunnerOn(db)
+const runOn = ({ runner }: PostgresHandle) => {
+  const runPrepared = runner.runPrepared
   return <Row>(statement: Statement<Row>, values: ReadonlyArray<string | null>) =>
     new Promise<Array<Row>>((resolve, reject) =>
       runPrepared(statement, values, (error, rows) => (error === undefined ? resolve(rows) : reject(error))),
@@ -55,8 +54,9 @@ describe('statements of the request path (statement.ts)', () => {
   ]
 
   it('are prepared once per connection, then run without being parsed or described again', async () => {
-    const { db } = await open({ poolSize: 1 })
-    const runStatement = runOn(db)
+    const handle = await open({ poolSize: 1 })
+    const { db } = handle
+    const runStatement = runOn(handle)
     for (let i = 0; i < 5; i++) expect(await runStatement(PAIRS, ['x', '3'])).toEqual(expected)
     const { rows } = await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(
       db,
@@ -74,8 +74,9 @@ describe('statements of the request path (statement.ts)', () => {
   ] as const)(
     'answer the same rows %s, and refuse a statement whose columns are not its own',
     async (_, options) => {
-      const { db } = await open({ poolSize: 1, ...options })
-      const runStatement = runOn(db)
+      const handle = await open({ poolSize: 1, ...options })
+
+      const runStatement = runOn(handle)
       expect(await runStatement(PAIRS, ['x', '3'])).toEqual(expected)
       await expect(runStatement(pair(PAIRS.text.replace(' AS b ', ' AS c ')), ['x', '3'])).rejects.toThrow(
         /answered the columns a, c, not a, b/,
@@ -86,8 +87,9 @@ describe('statements of the request path (statement.ts)', () => {
   )
 
   it("fail with the server's error, and with what the decoder threw, and leave the connection usable", async () => {
-    const { db, pool, evictions } = await open({ poolSize: 1 })
-    const runStatement = runOn(db)
+    const handle = await open({ poolSize: 1 })
+    const { pool, evictions } = handle
+    const runStatement = runOn(handle)
     await expect(runStatement(pair('SELECT 1 / $1::int AS a, NULL AS b'), ['0'])).rejects.toMatchObject({
       code: '22012',
     })
@@ -104,8 +106,9 @@ describe('statements of the request path (statement.ts)', () => {
   })
 
   it('run the repository on the same connection as other queries, named or not', async () => {
-    const { db } = await open({ poolSize: 1 })
-    const pets = createPostgresPetRepository(db)
+    const handle = await open({ poolSize: 1 })
+    const { db } = handle
+    const pets = createPostgresPetRepository(handle)
     const added = await run(pets.add(aPetData()))
     await sql`SELECT ${1}::int`.execute(db)
     expect(await run(pets.list({ after: 0 as never, limit: 5 }))).toEqual([added])

@@ -39,7 +39,7 @@ const through = async (options: Parameters<typeof openFreshDatabase>[1] = {}) =>
 
 describePetRepositoryContract('postgres through PgBouncer', async () => {
   const fresh = await through()
-  return { repo: createPostgresPetRepository(fresh.db), close: fresh.close }
+  return { repo: createPostgresPetRepository(fresh), close: fresh.close }
 })
 
 describeApiKeyStoreContract('postgres through PgBouncer', async () => {
@@ -72,8 +72,8 @@ describeApiKeyUsageLogContract('postgres through PgBouncer', async () => {
 describeIdempotentPetCreationsContract('postgres through PgBouncer', async () => {
   const fresh = await through()
   return {
-    creations: createPostgresIdempotentPetCreations(fresh.db, { clock: 'request' }),
-    pets: createPostgresPetRepository(fresh.db),
+    creations: createPostgresIdempotentPetCreations(fresh, { clock: 'request' }),
+    pets: createPostgresPetRepository(fresh),
     close: fresh.close,
   }
 })
@@ -123,7 +123,7 @@ describe('the pool behind PgBouncer in transaction mode', () => {
 
   it('prepares no statement on the server connections, which change between transactions', async () => {
     const fresh = await open({ through: await bouncer() })
-    const pets = createPostgresPetRepository(fresh.db)
+    const pets = createPostgresPetRepository(fresh)
     await Promise.all(Array.from({ length: 20 }, () => run(pets.list({ after: 0 as never, limit: 5 }))))
     const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_prepared_statements`.execute(
       fresh.db,
@@ -135,7 +135,7 @@ describe('the pool behind PgBouncer in transaction mode', () => {
     const own = await startTestPgBouncer(postgres.url, { ownProcess: true, poolSize: 2 })
     try {
       const fresh = await open({ through: own, pooler: 'none', sendSessionSettings: false })
-      const pets = createPostgresPetRepository(fresh.db)
+      const pets = createPostgresPetRepository(fresh)
       const added = await run(pets.add(aPetData()))
       const lists = await Promise.all(
         Array.from({ length: 40 }, () => run(pets.list({ after: 0 as never, limit: 5 }))),
@@ -163,7 +163,7 @@ describe('the pool behind PgBouncer in transaction mode', () => {
         settings: 'per transaction',
         startupOptionsRefused: true,
       })
-      expect(await run(createPostgresPetRepository(fresh.db).add(aPetData()))).toMatchObject({ name: 'Rex' })
+      expect(await run(createPostgresPetRepository(fresh).add(aPetData()))).toMatchObject({ name: 'Rex' })
     } finally {
       await own.stop()
     }
@@ -171,18 +171,18 @@ describe('the pool behind PgBouncer in transaction mode', () => {
 
   it('refuses to migrate through the pooler, before taking any lock, and says to use a direct connection', async () => {
     const fresh = await open({ through: await bouncer(), empty: true })
-    await expect(migrateToLatest(fresh.db)).rejects.toThrow(MigrationsNeedSessionError)
-    await expect(migrateToLatest(fresh.db)).rejects.toThrow(/session advisory locks.*DATABASE_DIRECT_URL/s)
+    await expect(migrateToLatest(fresh)).rejects.toThrow(MigrationsNeedSessionError)
+    await expect(migrateToLatest(fresh)).rejects.toThrow(/session advisory locks.*DATABASE_DIRECT_URL/s)
     const direct = createPostgresDatabase({ connectionString: fresh.url })
     track(direct)
     const { rows } = await sql`SELECT * FROM pg_locks WHERE locktype = 'advisory'
       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(direct.db)
     expect(rows).toEqual([])
     // On the direct connection they run.
-    expect((await migrateToLatest(direct.db)).length).toBeGreaterThan(0)
+    expect((await migrateToLatest(direct)).length).toBeGreaterThan(0)
     // Once they ran, the pooler alone will do: an instance finds the schema up to date with a read.
     const lines: Array<string> = []
-    expect(await migrateToLatest(fresh.db, (line) => lines.push(line))).toEqual([])
+    expect(await migrateToLatest(fresh, (line) => lines.push(line))).toEqual([])
     expect(lines).toEqual(['migrations: up to date'])
   })
 

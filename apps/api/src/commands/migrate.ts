@@ -4,6 +4,6 @@ import { withDatabase } from './with-database.js'
 
 /** `animal-store migrate`: brings the schema up to date and says what ran. */
 export const migrateCommand = (config: AppConfig, print: (line: string) => void) =>
-  withDatabase(config, 'migrate', async ({ db }) => {
-    await migrateToLatest(db, print)
+  withDatabase(config, 'migrate', async (database) => {
+    await migrateToLatest(database, print)
   })

@@ -30,7 +30,7 @@ export const provideTestDatabase = async (
       poolSize: 1,
     })
     try {
-      await migrateToLatest(template.db)
+      await migrateToLatest(template)
     } finally {
       // CREATE DATABASE … TEMPLATE refuses a template that has sessions.
       await template.close()

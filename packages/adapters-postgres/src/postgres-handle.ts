@@ -1,0 +1,87 @@
+import { CompiledQuery, type Kysely } from 'kysely'
+import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
+import { asError } from './as-error.js'
+import type { ConnectionFacts } from './pooler.js'
+import type { Database } from './schema.js'
+import type { RunPrepared, RunPreparedAfter } from './statement.js'
+
+/** How the adapters run their statements, and what they need to know of the pool beneath. */
+export type StatementRunner = {
+  /** Runs a statement of the request path (statement.ts). */
+  readonly runPrepared: RunPrepared
+  /** Runs two statements one after the other, on one connection where the pool allows it. */
+  readonly runPreparedAfter: RunPreparedAfter
+  /** The lock timeout the adapters repeat inside their writes. */
+  readonly lockTimeoutMs: number
+  /** The server's statement timeout, 0 for none: also how long an insert's intent lives. */
+  readonly statementTimeoutMs: number
+  /** What the pool learned of its path to PostgreSQL (a pooler?); may connect once. */
+  readonly connectionFacts: () => Promise<ConnectionFacts>
+}
+
+/**
+ * What the adapters are given: kysely on the schema (migrations, the key store, the usage log) and
+ * the runner of the pool beneath it (the request path). createPostgresDatabase makes one; for a
+ * kysely instance made elsewhere (an embedder's own, a transaction), `fromKysely`.
+ */
+export type PostgresHandle = {
+  readonly db: Kysely<Database>
+  readonly runner: StatementRunner
+}
+
+/** What the adapters cannot learn from a kysely instance made elsewhere. */
+export type FromKyselyOptions = {
+  /** DEFAULT_LOCK_TIMEOUT_MS unless given. */
+  readonly lockTimeoutMs?: number
+  /** The server's statement timeout; 750 ms (createPostgresDatabase's default) unless given. */
+  readonly statementTimeoutMs?: number
+}
+
+// A value as PostgreSQL's text output gives it, for the statements' column types (text, int8, boolean).
+const asText = (value: unknown): string | null => {
+  if (value === null || value === undefined) return null
+  if (typeof value === 'boolean') return value ? 't' : 'f'
+  return String(value)
+}
+
+/**
+ * A handle on a kysely instance made elsewhere: its statements go through kysely (each row's columns
+ * given to the decoder as text), two in turn as they come, and no pooler is assumed.
+ */
+export const fromKysely = (db: Kysely<Database>, options: FromKyselyOptions = {}): PostgresHandle => {
+  const runPrepared: RunPrepared = (statement, values, done) =>
+    void db.executeQuery(CompiledQuery.raw(statement.text, [...values])).then(
+      ({ rows }) => {
+        let decoded
+        try {
+          decoded = (rows as ReadonlyArray<Record<string, unknown>>).map((row) =>
+            statement.decode(statement.columns.map((column) => asText(row[column]))),
+          )
+        } catch (error) {
+          return done(asError(error), [])
+        }
+        done(undefined, decoded)
+      },
+      (error: unknown) => done(asError(error), []),
+    )
+  return {
+    db,
+    runner: {
+      runPrepared,
+      runPreparedAfter: (first, firstValues, statement, values, done) =>
+        runPrepared(first, firstValues, (error) =>
+          error === undefined ? runPrepared(statement, values, done) : done(error, []),
+        ),
+      lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+      statementTimeoutMs: options.statementTimeoutMs ?? 750,
+      connectionFacts: async () => ({ pooler: false, settings: 'none', startupOptionsRefused: false }),
+    },
+  }
+}
+
+// How long an insert's intent may wait for its insert when the server has no statement timeout.
+const UNBOUNDED_INTENT_MS = 10_000
+
+/** How long an insert's intent lives (insert-intents.ts): no insert runs longer than a statement. */
+export const intentLifetimeOf = (runner: StatementRunner): number =>
+  runner.statementTimeoutMs > 0 ? runner.statementTimeoutMs : UNBOUNDED_INTENT_MS
