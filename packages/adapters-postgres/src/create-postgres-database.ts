@@ -1,8 +1,8 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import type { PostgresHandle, StatementRunner } from './postgres-handle.js'
+import type { ConnectionFacts, PostgresHandle, StatementRunner } from './postgres-handle.js'
 import { guardPool } from './guarded-pool.js'
-import { poolerAwareness, type ConnectionFacts, type PoolerMode } from './pooler.js'
+import { poolerAwareness, type PoolerMode } from './pooler.js'
 import type { Database } from './schema.js'
 import {
   keepAliveOf,
@@ -14,7 +14,8 @@ import {
 } from './session-settings.js'
 
 export { sessionSettings, type KeepAliveOptions } from './session-settings.js'
-export type { ConnectionFacts, PoolerMode } from './pooler.js'
+export type { ConnectionFacts } from './postgres-handle.js'
+export type { PoolerMode } from './pooler.js'
 
 /** How to reach PostgreSQL, and how long to wait for it. */
 export type PostgresDatabaseOptions = {

@@ -1,21 +1,12 @@
 import pg from 'pg'
 import type { GuardOptions } from './guarded-pool.js'
 import { withSettingsFirst } from './session-settings.js'
+import type { ConnectionFacts } from './postgres-handle.js'
 import { submitStatement, type Sending } from './statement.js'
 import { sqlstateOf } from './unavailable.js'
 
 /** How the pool learns of a pooler: `detect` (the default: the first connection's backend pid) or as told. */
 export type PoolerMode = 'detect' | 'transaction' | 'none'
-
-/** What the pool found out about the path to PostgreSQL. */
-export type ConnectionFacts = {
-  /** Whether a pooler is in between (then nothing may outlive a transaction). */
-  readonly pooler: boolean
-  /** Where the timeouts are set: `startup` (the session), `per transaction` (behind a pooler), or `none`. */
-  readonly settings: 'startup' | 'per transaction' | 'none'
-  /** Whether the server refused the `options` startup parameter (PgBouncer does, unless told to ignore it). */
-  readonly startupOptionsRefused: boolean
-}
 
 // What a server connection answers to a named statement that another client prepared on it (42P05)
 // or that it never saw (26000): the path goes through a pooler after all. Nothing ran.

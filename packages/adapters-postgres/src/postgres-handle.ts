@@ -1,9 +1,18 @@
 import { CompiledQuery, type Kysely } from 'kysely'
 import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
 import { asError } from './as-error.js'
-import type { ConnectionFacts } from './pooler.js'
 import type { Database } from './schema.js'
 import type { RunPrepared, RunPreparedAfter } from './statement.js'
+
+/** What the pool found out about the path to PostgreSQL. */
+export type ConnectionFacts = {
+  /** Whether a pooler is in between (then nothing may outlive a transaction). */
+  readonly pooler: boolean
+  /** Where the timeouts are set: `startup` (the session), `per transaction` (behind a pooler), or `none`. */
+  readonly settings: 'startup' | 'per transaction' | 'none'
+  /** Whether the server refused the `options` startup parameter (PgBouncer does, unless told to ignore it). */
+  readonly startupOptionsRefused: boolean
+}
 
 /** How the adapters run their statements, and what they need to know of the pool beneath. */
 export type StatementRunner = {
