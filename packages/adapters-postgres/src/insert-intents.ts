@@ -7,12 +7,17 @@ import { toPet } from './to-pet-id.js'
 // commits an intent ("every id I draw is at least `lowest_id`") and clears it with its pets; a listing
 // returns only ids below the lowest intent (ARCHITECTURE.md, "How writes keep paging exactly-once").
 
+// Intents are committed asynchronously: visible at once, no WAL flush waited for. A crash may lose
+// one, but only with every insert after it (their commits flush the WAL past it).
+const ASYNC = `(SELECT set_config('synchronous_commit', 'off', true)) AS async`
+
 /** Registers intent `$2` in slot `$1` for `$3` ms: an update in place of the slot's row, never a new row. */
 export const REGISTER_INTENT: Statement<unknown> = {
   text: `INSERT INTO pet_insert_intents AS i (slot, intent, lowest_id, expires_at)
-    VALUES ($1::uuid, $2::uuid,
+    SELECT $1::uuid, $2::uuid,
       coalesce(pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass), 0) + 1,
-      clock_timestamp() + $3::integer * interval '1 millisecond')
+      clock_timestamp() + $3::integer * interval '1 millisecond'
+    FROM ${ASYNC}
     ON CONFLICT (slot) DO UPDATE
       SET intent = excluded.intent, lowest_id = excluded.lowest_id, expires_at = excluded.expires_at
     RETURNING lowest_id`,
@@ -34,7 +39,7 @@ export const CLAIM_AND_RENEW = `UPDATE pet_insert_intents SET intent = $5::uuid,
 
 /** Clears the intent `$2` of slot `$1`: registered for an insert that did not come. */
 export const RELEASE_INTENT: Statement<unknown> = {
-  text: `UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL
+  text: `UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL FROM ${ASYNC}
     WHERE slot = $1::uuid AND intent = $2::uuid RETURNING slot`,
   columns: ['slot'],
   decode: () => undefined,
@@ -42,7 +47,7 @@ export const RELEASE_INTENT: Statement<unknown> = {
 
 // Clears intents that expired unclaimed (a stalled or dead writer); one being claimed is locked: skipped.
 const SWEEP_INTENTS: Statement<unknown> = {
-  text: `UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL WHERE slot IN (
+  text: `UPDATE pet_insert_intents SET intent = NULL, lowest_id = NULL FROM ${ASYNC} WHERE slot IN (
       SELECT slot FROM pet_insert_intents WHERE intent IS NOT NULL AND expires_at < clock_timestamp()
       FOR UPDATE SKIP LOCKED)
     RETURNING slot`,

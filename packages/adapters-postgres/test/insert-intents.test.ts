@@ -129,4 +129,14 @@ describe('inserts that commit in parallel, and listings that never pass an inser
     // The live process's slot stays; the other is gone.
     expect((await pool.query('SELECT slot FROM pet_insert_intents')).rows).toHaveLength(1)
   })
+
+  it('keeps intents in a logged table, which a hot standby can read (listings there read it too)', async () => {
+    const { pool } = await open()
+    const { rows } = await pool.query<{ persistence: string }>(
+      `SELECT relpersistence AS persistence FROM pg_class WHERE relname = 'pet_insert_intents'`,
+    )
+    // 'u' (unlogged) would make every listing on a standby fail: "cannot access temporary or
+    // unlogged relations during recovery".
+    expect(rows).toEqual([{ persistence: 'p' }])
+  })
 })

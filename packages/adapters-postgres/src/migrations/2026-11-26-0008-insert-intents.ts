@@ -2,16 +2,17 @@ import { sql, type Kysely, type Migration } from 'kysely'
 
 /**
  * Inserts commit in parallel behind intents (ARCHITECTURE.md, "How writes keep paging exactly-once").
- * `pet_insert_intents`: one row per slot of a process; unlogged (no WAL flush; a crash empties it with its
- * inserts), only the key indexed (HOT updates). `create_pets_once_claimed`: 0007 that claims the batch's
- * intent (lock_not_available when it expired: nothing written) and takes the ordering lock shared, so the
- * previous version's exclusive inserts still exclude these. Frozen: never edit.
+ * `pet_insert_intents`: one row per slot of a process, only the key indexed (HOT updates); logged, so a
+ * hot standby can read it (an unlogged table it cannot), its intents written with an asynchronous
+ * commit. `create_pets_once_claimed`: 0007 that claims the batch's intent (lock_not_available when it
+ * expired: nothing written) and takes the ordering lock shared, so the previous version's exclusive
+ * inserts still exclude these. Frozen: never edit.
  */
 export const createInsertIntents: Migration = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration must not follow today's schema types
   up: async (db: Kysely<any>) => {
     await sql`
-      CREATE UNLOGGED TABLE pet_insert_intents (
+      CREATE TABLE pet_insert_intents (
         slot uuid PRIMARY KEY,
         intent uuid,
         lowest_id bigint,
