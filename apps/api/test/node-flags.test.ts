@@ -32,7 +32,10 @@ describe('the V8 flags, set by the process itself', () => {
     const none = await peakOldSpace([], [])
     const inside = await peakOldSpace([], V8_FLAGS)
     const commandLine = await peakOldSpace(V8_FLAGS, [])
-    expect(inside).toBeLessThan(none * 0.8)
+    // Set from inside, the flags do what they do on node's command line.
     expect(inside).toBeLessThan(commandLine * 1.3)
+    // Where they bound the old generation at all, they do from inside too: node 20's V8 does;
+    // node 24's ignores --heap-growing-percent (the same peak with it and without).
+    if (commandLine < none * 0.8) expect(inside).toBeLessThan(none * 0.8)
   })
 })
