@@ -10,38 +10,16 @@
 // Options: --rounds=6, --seconds=4 per load, --connections=16.
 import { execFile, fork } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { serveMemoryApp } from './serve-memory-app.mjs'
 
 const option = (name, fallback) =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
 const KEY = 'k'.repeat(40)
 const BODY = '{"name":"Rex","categoryId":1}'
 
-const serve = async (dist) => {
-  const require = createRequire(new URL('../package.json', import.meta.url))
-  const http = await import(join(dist, 'index.js'))
-  const memory = await import(require.resolve('@pets/adapters-memory'))
-  const domain = await import(require.resolve('@pets/domain'))
-  const pets = memory.createMemoryPetRepository()
-  for (let i = 0; i < 100; i++) await pets.add({ name: `Rex ${i}`, categoryId: 1, status: 'available' })()
-  const app = http.createHttpApp({
-    useCases: {
-      createPet: domain.createPet({ pets }),
-      listPets: domain.listPets({ pets }),
-      getPet: domain.getPet({ pets, clock: { now: () => new Date() } }),
-    },
-    authenticator: memory.createMemoryApiKeyStore({ keys: [{ key: KEY, name: 'bench' }] }),
-    publicBaseUrl: 'http://127.0.0.1/v1',
-  })
-  const { createServer } = await import('node:http')
-  const server = createServer(app.callback())
-  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }))
-  process.on('message', (message) => {
-    if (message === 'cpu') process.send({ cpu: process.cpuUsage() })
-  })
-}
+const serve = (dist) => serveMemoryApp({ dist, key: KEY, seeded: 100 })
 
 const startServer = async (dist) => {
   const child = fork(new URL(import.meta.url).pathname, ['serve', dist])

@@ -10,10 +10,9 @@
 // (1,000): the code before issue 25 took seconds per body of zeros.
 import { Buffer } from 'node:buffer'
 import { fork } from 'node:child_process'
-import { Agent, createServer, request } from 'node:http'
-import { createRequire } from 'node:module'
+import { Agent, request } from 'node:http'
+import { serveMemoryApp } from './serve-memory-app.mjs'
 
-const require = createRequire(new URL('../package.json', import.meta.url))
 const KEY = 'k'.repeat(40)
 const BODIES = [
   '{"name":"Rex","categoryId":1}',
@@ -46,26 +45,7 @@ const POSTS = Number(
   process.argv.find((arg) => arg.startsWith('--posts='))?.slice('--posts='.length) ?? 1_000,
 )
 
-const serve = async () => {
-  const http = await import('../dist/index.js')
-  const memory = await import(require.resolve('@pets/adapters-memory'))
-  const domain = await import(require.resolve('@pets/domain'))
-  const pets = memory.createMemoryPetRepository()
-  const app = http.createHttpApp({
-    useCases: {
-      createPet: domain.createPet({ pets }),
-      listPets: domain.listPets({ pets }),
-      getPet: domain.getPet({ pets, clock: { now: () => new Date() } }),
-    },
-    authenticator: memory.createMemoryApiKeyStore({ keys: [{ key: KEY, name: 'bench' }] }),
-    publicBaseUrl: 'http://127.0.0.1/v1',
-  })
-  const server = createServer(app.callback())
-  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }))
-  process.on('message', (message) => {
-    if (message === 'cpu') process.send({ cpu: process.cpuUsage() })
-  })
-}
+const serve = () => serveMemoryApp({ dist: new URL('../dist', import.meta.url).pathname, key: KEY })
 
 const checkNs = async (body) => {
   const { numbersAreSafeIntegers } = await import('../dist/integer-text.js')

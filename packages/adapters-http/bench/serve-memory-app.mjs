@@ -1,0 +1,29 @@
+// The bench scripts' server, run in a child process so that its CPU time is its own: the pets API
+// of the build at `dist` on the in-memory store, no log, `seeded` pets first, one key. It tells its
+// parent the port it listens on, and its CPU time whenever asked ('cpu').
+import { createServer } from 'node:http'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+
+export const serveMemoryApp = async ({ dist, key, seeded = 0 }) => {
+  const require = createRequire(new URL('../package.json', import.meta.url))
+  const http = await import(join(dist, 'index.js'))
+  const memory = await import(require.resolve('@pets/adapters-memory'))
+  const domain = await import(require.resolve('@pets/domain'))
+  const pets = memory.createMemoryPetRepository()
+  for (let i = 0; i < seeded; i++) await pets.add({ name: `Rex ${i}`, categoryId: 1, status: 'available' })()
+  const app = http.createHttpApp({
+    useCases: {
+      createPet: domain.createPet({ pets }),
+      listPets: domain.listPets({ pets }),
+      getPet: domain.getPet({ pets, clock: { now: () => new Date() } }),
+    },
+    authenticator: memory.createMemoryApiKeyStore({ keys: [{ key, name: 'bench' }] }),
+    publicBaseUrl: 'http://127.0.0.1/v1',
+  })
+  const server = createServer(app.callback())
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }))
+  process.on('message', (message) => {
+    if (message === 'cpu') process.send({ cpu: process.cpuUsage() })
+  })
+}
