@@ -1,5 +1,4 @@
 import type { Pet } from '@pets/domain'
-import { randomUUID } from 'node:crypto'
 import type { RunPrepared, Statement } from './statement.js'
 import { toPet } from './to-pet-id.js'
 
@@ -53,21 +52,6 @@ const SWEEP_INTENTS: Statement<unknown> = {
     RETURNING slot`,
   columns: ['slot'],
   decode: () => undefined,
-}
-
-/** The slots of one writer's inserts under way: `take` one per insert, `give` it back at its end. */
-export const intentSlots = (count: number) => {
-  const free: Array<string> = Array.from({ length: count }, () => randomUUID())
-  return {
-    /** A slot, and the values of REGISTER_INTENT for a fresh intent in it. */
-    take: (lifetimeMs: number): readonly [string, string, string] => {
-      const slot = free.pop()
-      if (slot === undefined)
-        throw new Error('every slot of this writer is in use: one more insert than its slots')
-      return [slot, randomUUID(), String(lifetimeMs)]
-    },
-    give: (slot: string) => void free.push(slot),
-  }
 }
 
 /** The marker of a page cut short by an insert under way: the lowest intent, and whether it expired. */

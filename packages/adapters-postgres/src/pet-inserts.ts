@@ -115,3 +115,22 @@ export const batchPetInserts = (
   })
   return (pet, ok, fail) => enqueue({ pet, ok, fail })
 }
+
+/**
+ * The same gathering inside a caller's transaction, where no other session would see an intent
+ * before it commits: each batch is one statement that takes the ordering lock alone.
+ */
+export const batchPetInsertsAlone = (
+  run: RunPrepared,
+  insert: Statement<Pet>,
+  lockTimeout: string,
+): PetInserts => {
+  const enqueue = batchStatements<Waiting>(MAX_INSERT_BATCH, (batch, ended) =>
+    run(insert, [lockTimeout, asJson(batch)], (error, rows) => {
+      ended()
+      if (error !== undefined) for (const w of batch) w.fail(error)
+      else answer(batch, rows)
+    }),
+  )
+  return (pet, ok, fail) => enqueue({ pet, ok, fail })
+}

@@ -8,11 +8,12 @@ import {
   type IdempotentPetCreations,
 } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
+import { randomUUID } from 'node:crypto'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
 import { intentLifetimeOf, type PostgresHandle } from './postgres-handle.js'
-import { intentSlots, REGISTER_INTENT } from './insert-intents.js'
+import { REGISTER_INTENT } from './insert-intents.js'
 import { removeExpiredRecords } from './expired-records.js'
 import { batchStatements, MAX_INSERT_BATCH } from './pet-inserts.js'
 import { toPet } from './to-pet-id.js'
@@ -109,8 +110,9 @@ export const createPostgresIdempotentPetCreations = (
   const byRequest = options.clock === 'request'
   const runPrepared = runner.runPrepared
   const runPair = runner.runPreparedAfter
-  const lifetimeMs = intentLifetimeOf(runner)
-  const slots = intentSlots(1)
+  const lifetime = String(intentLifetimeOf(runner))
+  // One batch under way at a time: one slot, a fresh intent in it for each batch.
+  const slot = randomUUID()
   const lockTimeoutMs = String(options.lockTimeoutMs ?? runner.lockTimeoutMs)
   const batchSize = options.cleanupBatchSize ?? 1000
   const onAddOnce = reportAs(options, 'creations.addOnce')
@@ -134,15 +136,19 @@ export const createPostgresIdempotentPetCreations = (
         else answer(batch, rows)
       }
       if (db.isTransaction) return runPrepared(createOnceAlone, values, answered)
-      const intent = slots.take(lifetimeMs)
-      const [slot, token] = intent
-      runPair(REGISTER_INTENT, intent, createOnce, [...values, slot, token], (error, rows) => {
-        slots.give(slot)
-        // A read-only store takes no intent: the batch still answers its replays, and the
-        // creations that need a write are `read_only`.
-        if (sqlstateOf(error) === '25006') runPrepared(createOnce, [...values, null, null], answered)
-        else answered(error, rows)
-      })
+      const intent = randomUUID()
+      runPair(
+        REGISTER_INTENT,
+        [slot, intent, lifetime],
+        createOnce,
+        [...values, slot, intent],
+        (error, rows) => {
+          // A read-only store takes no intent: the batch still answers its replays, and the
+          // creations that need a write are `read_only`.
+          if (sqlstateOf(error) === '25006') runPrepared(createOnce, [...values, null, null], answered)
+          else answered(error, rows)
+        },
+      )
     },
     fits,
   )

@@ -7,7 +7,7 @@ import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
 import { PET_INSERT_LOCK } from './advisory-locks.js'
 import { intentLifetimeOf, type PostgresHandle } from './postgres-handle.js'
 import { CLAIM_AND_RENEW, listBelowHorizon, listingStatement, RELEASE_INTENT } from './insert-intents.js'
-import { batchPetInserts } from './pet-inserts.js'
+import { batchPetInserts, batchPetInsertsAlone } from './pet-inserts.js'
 import type { Statement } from './statement.js'
 import { toPet } from './to-pet-id.js'
 import { storeCall, type TryStoreOptions } from './unavailable.js'
@@ -58,7 +58,6 @@ export const createPostgresPetRepository = (
       reporting,
     )
   const pets = db.selectFrom('pets').select(columns)
-  const insert = petStatement(db.isTransaction ? INSERT_ALONE : INSERT)
   const find = petStatement(textOf(pets.where('id', '=', '0')))
   const listAll = listingStatement('id > $1', '$2')
   // With a status, pets_status_id_idx (status, id) serves the page; without, the primary key.
@@ -66,14 +65,14 @@ export const createPostgresPetRepository = (
   const lifetimeMs = intentLifetimeOf(runner)
   const pair = runner.runPreparedAfter
   const inserts = db.isTransaction
-    ? batchPetInserts(
-        (_, _intent, s, values, done) => run(s, values.slice(0, 2), done),
-        (s, values, done) => (s === RELEASE_INTENT ? done(undefined, []) : run(s, values.slice(0, 2), done)),
-        { insert, release: RELEASE_INTENT },
+    ? batchPetInsertsAlone(run, petStatement(INSERT_ALONE), lockTimeout)
+    : batchPetInserts(
+        pair,
+        run,
+        { insert: petStatement(INSERT), release: RELEASE_INTENT },
         lockTimeout,
-        0,
+        lifetimeMs,
       )
-    : batchPetInserts(pair, run, { insert, release: RELEASE_INTENT }, lockTimeout, lifetimeMs)
   const listed = (statement: typeof listAll, values: ReadonlyArray<string>, limit: number) =>
     storeCall<Array<Pet>>(
       (ok, fail) =>
