@@ -40,6 +40,25 @@ const rules = {
   app: () => true,
 }
 
+// Floors inside a package (folders under src/, highest first): a floor imports its own folder and, of the floor
+// beneath, only that folder's index; the floor beneath never imports back up.
+const floors = { 'packages/adapters-postgres': ['stores', 'runner'] }
+
+const floorViolation = (pkg, file, spec) => {
+  const order = floors[pkg]
+  if (order === undefined) return undefined
+  const floorOf = (path) => order.indexOf(relative(join(root, pkg, 'src'), path).split('/')[0])
+  const from = floorOf(file)
+  const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'))
+  const to = floorOf(target)
+  if (from < 0 || to < 0 || from === to) return undefined
+  if (to < from) return `the ${order[from]} floor never imports the ${order[to]} floor above it`
+  if (to > from + 1) return `the ${order[from]} floor imports only the floor right beneath it`
+  if (relative(join(root, pkg, 'src', order[to]), target) !== 'index.ts')
+    return `the ${order[from]} floor imports the ${order[to]} floor through its index.ts only`
+  return undefined
+}
+
 const packageName = (spec) =>
   spec
     .split('/')
@@ -70,6 +89,8 @@ for (const { dir, manifest } of workspaces) {
       if (spec.startsWith('.')) {
         if (!resolve(dirname(file), spec).startsWith(dir + '/'))
           violations.push(`${where}: '${spec}' reaches outside its package; import the package by name`)
+        const floor = floorViolation(relative(root, dir), file, spec)
+        if (floor !== undefined) violations.push(`${where}: '${spec}': ${floor}`)
         if (layer === 'wire' && spec.includes('api-key-secret'))
           violations.push(
             `${where}: '${spec}': the api-key-secret entry stays out of the wire's other modules`,

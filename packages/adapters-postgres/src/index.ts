@@ -1,66 +1,68 @@
-export { DEFAULT_LOCK_TIMEOUT_MS, type PostgresAdapterOptions } from './adapter-options.js'
+// The package has three floors: the stores (`stores/`: repositories and key stores, one file each), the runner
+// beneath them (`runner/`: the pool with its guards, its pooler awareness and the statement path), and pg.
+// This entry and `postgres-storage.ts` put them together.
 export {
+  classifyStoreError,
   createPostgresDatabase,
+  DEFAULT_LOCK_TIMEOUT_MS,
+  fromKysely,
+  guardPool,
+  isBrokenConnection,
+  isUnavailableError,
+  ListenUnheardError,
   QUERY_TIMEOUT_MARGIN_MS,
+  QueryReadTimeoutError,
   sessionSettings,
+  sqlstateOf,
+  tryStore,
+  type ApiKeyRow,
+  type ApiKeysTable,
+  type ApiKeyUsageTable,
   type ConnectionFacts,
+  type Database,
+  type FromKyselyOptions,
+  type GuardedPool,
+  type GuardOptions,
+  type IdempotencyRecordsTable,
   type KeepAliveOptions,
+  type ListenOptions,
+  type OnUnavailable,
+  type PetRow,
+  type PetsTable,
   type PoolerMode,
+  type PostgresAdapterOptions,
   type PostgresDatabase,
   type PostgresDatabaseOptions,
-} from './create-postgres-database.js'
+  type PostgresHandle,
+  type StatementRunner,
+  type StoreErrorKind,
+  type TryStoreOptions,
+  type UnavailableEvent,
+} from './runner/index.js'
 export {
   createPostgresStorage,
   type PostgresStorage,
   type PostgresStorageOptions,
   type StorageLog,
 } from './postgres-storage.js'
-export { isBrokenConnection, QueryReadTimeoutError } from './broken-connections.js'
-export {
-  fromKysely,
-  type FromKyselyOptions,
-  type PostgresHandle,
-  type StatementRunner,
-} from './postgres-handle.js'
-export { guardPool, type GuardedPool, type GuardOptions } from './guarded-pool.js'
 export { migrateToLatest, MigrationsNeedSessionError, type MigrationLog } from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'
-export { API_KEYS_CHANNEL } from './api-key-cache.js'
-export { ListenUnheardError, type ListenOptions } from './change-listener.js'
+export { API_KEYS_CHANNEL } from './stores/api-key-cache.js'
 export {
   createPostgresApiKeyStore,
   type PostgresApiKeyStore,
   type PostgresApiKeyStoreOptions,
-} from './postgres-api-key-store.js'
-export { createPostgresApiKeyUsageLog } from './postgres-api-key-usage-log.js'
-export { CLEANUP_LOCK, MIGRATION_LOCK, PET_INSERT_LOCK } from './advisory-locks.js'
+} from './stores/postgres-api-key-store.js'
+export { createPostgresApiKeyUsageLog } from './stores/postgres-api-key-usage-log.js'
+export { CLEANUP_LOCK, MIGRATION_LOCK, PET_INSERT_LOCK } from './stores/advisory-locks.js'
 export {
   createPostgresIdempotentPetCreations,
   type PostgresIdempotentPetCreationsOptions,
-} from './postgres-idempotent-pet-creations.js'
-export { createPostgresPetRepository } from './postgres-pet-repository.js'
+} from './stores/postgres-idempotent-pet-creations.js'
+export { createPostgresPetRepository } from './stores/postgres-pet-repository.js'
 export {
   createPostgresStoreHealth,
   DatabaseRefusesWritesError,
   type PostgresStoreHealthOptions,
-} from './postgres-store-health.js'
-export type {
-  ApiKeyRow,
-  ApiKeysTable,
-  ApiKeyUsageTable,
-  Database,
-  IdempotencyRecordsTable,
-  PetRow,
-  PetsTable,
-} from './schema.js'
-export { toCategoryId, toPetId } from './to-pet-id.js'
-export {
-  classifyStoreError,
-  isUnavailableError,
-  sqlstateOf,
-  tryStore,
-  type OnUnavailable,
-  type StoreErrorKind,
-  type TryStoreOptions,
-  type UnavailableEvent,
-} from './unavailable.js'
+} from './stores/postgres-store-health.js'
+export { toCategoryId, toPetId } from './stores/to-pet-id.js'

@@ -1,7 +1,7 @@
 import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { MIGRATION_LOCK } from './advisory-locks.js'
-import type { StatementRunner } from './postgres-handle.js'
+import { MIGRATION_LOCK } from './stores/advisory-locks.js'
+import type { StatementRunner } from './runner/index.js'
 import { migrations } from './migrations/index.js'
 
 // Polled rather than awaited with pg_advisory_lock, so that the pool's statement and query

@@ -1,21 +1,21 @@
 import { authenticatorByDigest, trustedKeysLookup, type Storage, type TrustedApiKey } from '@pets/domain'
 import { apiKeyDigest } from '@pets/wire/api-key-secret'
 import type pg from 'pg'
-import { ListenUnheardError } from './change-listener.js'
 import {
   createPostgresDatabase,
+  describeFacts,
+  ListenUnheardError,
   type ConnectionFacts,
+  type OnUnavailable,
   type PoolerMode,
   type PostgresDatabaseOptions,
-} from './create-postgres-database.js'
+} from './runner/index.js'
 import { migrateToLatest } from './migrate-to-latest.js'
-import { describeFacts } from './pooler.js'
-import { createPostgresApiKeyStore, type PostgresApiKeyStore } from './postgres-api-key-store.js'
-import { createPostgresApiKeyUsageLog } from './postgres-api-key-usage-log.js'
-import { createPostgresIdempotentPetCreations } from './postgres-idempotent-pet-creations.js'
-import { createPostgresPetRepository } from './postgres-pet-repository.js'
-import { createPostgresStoreHealth } from './postgres-store-health.js'
-import type { OnUnavailable } from './unavailable.js'
+import { createPostgresApiKeyStore, type PostgresApiKeyStore } from './stores/postgres-api-key-store.js'
+import { createPostgresApiKeyUsageLog } from './stores/postgres-api-key-usage-log.js'
+import { createPostgresIdempotentPetCreations } from './stores/postgres-idempotent-pet-creations.js'
+import { createPostgresPetRepository } from './stores/postgres-pet-repository.js'
+import { createPostgresStoreHealth } from './stores/postgres-store-health.js'
 
 /** A line for the host's log: its level, its message, and fields. */
 export type StorageLog = (

@@ -3,7 +3,7 @@ import { run, runLeft } from '@pets/domain/testing'
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { createPostgresDatabase, createPostgresPetRepository, tryStore } from '../src/index.js'
-import type { Statement } from '../src/statement.js'
+import type { Statement } from '../src/runner/statement.js'
 import { startSilentProxy } from './support/silent-proxy.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { inlineParameters } from '../src/inline-parameters.js'
-import { perTransactionSettings, withSettingsFirst } from '../src/session-settings.js'
+import { inlineParameters } from '../src/runner/inline-parameters.js'
+import { perTransactionSettings, withSettingsFirst } from '../src/runner/session-settings.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 describe('statements sent in one message behind a transaction pooler', () => {

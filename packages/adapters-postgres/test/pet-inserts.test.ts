@@ -1,9 +1,9 @@
 import type { CategoryId, PageCursor, Pet, PetData, PetName } from '@pets/domain'
 import { aPetData, run } from '@pets/domain/testing'
 import { describe, expect, inject, it } from 'vitest'
-import { batchPetInserts, batchStatements, MAX_INSERT_BATCH } from '../src/pet-inserts.js'
-import type { RunDone, RunPrepared, RunPreparedAfter, Statement } from '../src/statement.js'
-import { REGISTER_INTENT } from '../src/insert-intents.js'
+import { batchPetInserts, batchStatements, MAX_INSERT_BATCH } from '../src/stores/pet-inserts.js'
+import type { RunDone, RunPrepared, RunPreparedAfter, Statement } from '../src/runner/statement.js'
+import { REGISTER_INTENT } from '../src/stores/insert-intents.js'
 import { createPostgresPetRepository } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { submitStatement, type Statement } from '../src/statement.js'
+import { submitStatement, type Statement } from '../src/runner/statement.js'
 
 // Guards of what statement.ts, guarded-pool.ts and pooler.ts assume of pg beyond its documented
 // API (ARCHITECTURE.md, "Made by hand, on purpose"); statement.test.ts holds the behaviour.

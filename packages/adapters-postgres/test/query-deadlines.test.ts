@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { watchDeadlines } from '../src/query-deadlines.js'
+import { watchDeadlines } from '../src/runner/query-deadlines.js'
 
 describe('deadlines watched by one timer', () => {
   beforeEach(() => void vi.useFakeTimers())

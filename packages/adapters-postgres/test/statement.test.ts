@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { describe, expect, inject, it } from 'vitest'
 import { createPostgresPetRepository, fromKysely, type Database, type PostgresHandle } from '../src/index.js'
-import type { Statement } from '../src/statement.js'
+import type { Statement } from '../src/runner/statement.js'
 import { openFreshDatabase } from '../src/testing/index.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { toCategoryId, toPetId } from '../src/to-pet-id.js'
+import { toCategoryId, toPetId } from '../src/stores/to-pet-id.js'
 
 // What an int8 column's text becomes: PostgreSQL writes digits, with a minus sign when negative.
 describe('toPetId, toCategoryId', () => {

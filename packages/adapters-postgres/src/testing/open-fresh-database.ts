@@ -3,7 +3,7 @@ import {
   createPostgresDatabase,
   type PostgresDatabase,
   type PostgresDatabaseOptions,
-} from '../create-postgres-database.js'
+} from '../runner/index.js'
 import type { TestPgBouncer } from './pgbouncer.js'
 import type { TestDatabase } from './provide-test-database.js'
 import { databaseUrl, dropDatabases, quoteIdent, withAdminClient } from './with-admin-client.js'

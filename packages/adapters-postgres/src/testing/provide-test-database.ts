@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { createPostgresDatabase } from '../create-postgres-database.js'
+import { createPostgresDatabase } from '../runner/index.js'
 import { migrateToLatest } from '../migrate-to-latest.js'
 import { findTestServer } from './find-test-server.js'
 import { databaseUrl, dropDatabases, quoteIdent, redact, withAdminClient } from './with-admin-client.js'

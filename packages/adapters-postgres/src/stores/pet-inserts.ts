@@ -1,7 +1,7 @@
 import type { Pet, PetData } from '@pets/domain'
 import { randomUUID } from 'node:crypto'
 import { REGISTER_INTENT } from './insert-intents.js'
-import type { RunPrepared, RunPreparedAfter, Statement } from './statement.js'
+import type { RunPrepared, RunPreparedAfter, Statement } from '../runner/index.js'
 
 /** The most creations one statement carries; more wait for the next. */
 export const MAX_INSERT_BATCH = 256

@@ -1,9 +1,7 @@
 import type { ApiKeyId, ApiKeyOwner } from '@pets/domain'
 import { sql, type Kysely } from 'kysely'
 import { createApiKeyIndex, type ActiveApiKey } from './api-key-index.js'
-import { createChangeListener, type ListenOptions } from './change-listener.js'
-import type { Database } from './schema.js'
-import { asError } from './as-error.js'
+import { asError, createChangeListener, type Database, type ListenOptions } from '../runner/index.js'
 
 /** The channel that migration 2026-11-22-0005 notifies on every change of `api_keys`. */
 export const API_KEYS_CHANNEL = 'api_keys_changed'

@@ -1,5 +1,5 @@
 import type { Pet } from '@pets/domain'
-import type { RunPrepared, Statement } from './statement.js'
+import type { RunPrepared, Statement } from '../runner/index.js'
 import { toPet } from './to-pet-id.js'
 
 // CONTRACT: walking `next` links sees every pet exactly once, also while pets are added. Each insert first

@@ -3,14 +3,19 @@ import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Compilable } from 'kysely'
-import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
+import {
+  intentLifetimeOf,
+  type PostgresAdapterOptions,
+  type PostgresHandle,
+  reportAs,
+  type Statement,
+  storeCall,
+  type TryStoreOptions,
+} from '../runner/index.js'
 import { PET_INSERT_LOCK } from './advisory-locks.js'
-import { intentLifetimeOf, type PostgresHandle } from './postgres-handle.js'
 import { CLAIM_AND_RENEW, listBelowHorizon, listingStatement, RELEASE_INTENT } from './insert-intents.js'
 import { batchPetInserts, batchPetInsertsAlone } from './pet-inserts.js'
-import type { Statement } from './statement.js'
 import { toPet } from './to-pet-id.js'
-import { storeCall, type TryStoreOptions } from './unavailable.js'
 
 const columns = ['id', 'name', 'category_id', 'status'] as const
 

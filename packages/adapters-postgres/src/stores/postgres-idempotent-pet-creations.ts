@@ -11,14 +11,20 @@ import * as E from 'fp-ts/lib/Either.js'
 import { randomUUID } from 'node:crypto'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
-import { intentLifetimeOf, type PostgresHandle } from './postgres-handle.js'
+import {
+  intentLifetimeOf,
+  type PostgresAdapterOptions,
+  type PostgresHandle,
+  reportAs,
+  sqlstateOf,
+  type Statement,
+  storeCall,
+  tryStore,
+} from '../runner/index.js'
 import { REGISTER_INTENT } from './insert-intents.js'
 import { removeExpiredRecords } from './expired-records.js'
 import { batchStatements, MAX_INSERT_BATCH } from './pet-inserts.js'
 import { toPet } from './to-pet-id.js'
-import type { Statement } from './statement.js'
-import { sqlstateOf, storeCall, tryStore } from './unavailable.js'
 
 /** Options of the idempotent creations on PostgreSQL. */
 export type PostgresIdempotentPetCreationsOptions = PostgresAdapterOptions & {

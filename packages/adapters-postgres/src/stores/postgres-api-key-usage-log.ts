@@ -2,9 +2,13 @@ import { mergeCalls, type ApiKeyUsageLog, type OperationCalls } from '@pets/doma
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { sql, type Kysely } from 'kysely'
-import { reportAs, type PostgresAdapterOptions } from './adapter-options.js'
-import type { ApiKeyUsageTable, Database } from './schema.js'
-import { tryStore } from './unavailable.js'
+import {
+  type ApiKeyUsageTable,
+  type Database,
+  type PostgresAdapterOptions,
+  reportAs,
+  tryStore,
+} from '../runner/index.js'
 
 const toCalls = (raw: string): number => {
   const n = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN

@@ -1,7 +1,6 @@
 import type { ApiKeyId } from '@pets/domain'
 import { sql, type Kysely } from 'kysely'
-import type { Database } from './schema.js'
-import { asError } from './as-error.js'
+import { asError, type Database } from '../runner/index.js'
 
 /** Records the uses of keys in memory, and writes them to `api_keys.last_used_at` in the background. */
 export type LastUsedWriter = {

@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_WINDOW_MS } from '@pets/domain'
 import { CLEANUP_LOCK } from './advisory-locks.js'
-import type { RunPrepared, Statement } from './statement.js'
+import type { RunPrepared, Statement } from '../runner/index.js'
 
 // One batch: the oldest expired records, at most $3, removed only by the instance that got the cleanup lock
 // (tried, never waited for). The DELETE checks created_at again, so a record replaced meanwhile stays.

@@ -6,11 +6,15 @@ import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Kysely } from 'kysely'
 import { createApiKeyCache } from './api-key-cache.js'
-import type { ListenOptions } from './change-listener.js'
+import {
+  type ApiKeyRow,
+  type Database,
+  type ListenOptions,
+  type OnUnavailable,
+  reportAs,
+  tryStore,
+} from '../runner/index.js'
 import { createLastUsedWriter } from './last-used-writer.js'
-import type { ApiKeyRow, Database } from './schema.js'
-import { reportAs } from './adapter-options.js'
-import { tryStore, type OnUnavailable } from './unavailable.js'
 
 /** Options of the PostgreSQL key store. */
 export type PostgresApiKeyStoreOptions = {
