@@ -8,6 +8,7 @@
 // Build the package, then: node packages/adapters-postgres/bench/statement-path.mjs [--rounds=6]
 // [--seconds=2] [--in-flight=16]; TEST_DATABASE_URL (or the local server) gives the database.
 import { createHash } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
 import { createPostgresPetRepository, fromKysely } from '../dist/index.js'
 import { openFreshDatabase, provideTestDatabase } from '../dist/testing/index.js'
 
