@@ -24,6 +24,7 @@ const storageOf = (get: Get): StorageConfig =>
         url: get(db.DATABASE_URL) ?? '',
         ...optionalField('directUrl', get(db.DATABASE_DIRECT_URL)),
         poolSize: get(db.DATABASE_POOL_SIZE),
+        maxLifetimeSeconds: get(db.DATABASE_MAX_LIFETIME_S),
         connectionTimeoutMs: get(db.DATABASE_CONNECT_TIMEOUT_MS),
         statementTimeoutMs: get(db.DATABASE_STATEMENT_TIMEOUT_MS),
         lockTimeoutMs: get(db.DATABASE_LOCK_TIMEOUT_MS),

@@ -28,6 +28,7 @@ export type StorageLog = (
 export type PostgresStorageOptions = Pick<
   PostgresDatabaseOptions,
   | 'poolSize'
+  | 'maxLifetimeSeconds'
   | 'connectionTimeoutMs'
   | 'statementTimeoutMs'
   | 'lockTimeoutMs'

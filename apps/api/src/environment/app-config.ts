@@ -22,6 +22,8 @@ export type StorageConfig =
       /** DATABASE_DIRECT_URL: for what needs a session (migrations, LISTEN); unset: `url` serves for all. */
       readonly directUrl?: string
       readonly poolSize: number
+      /** DATABASE_MAX_LIFETIME_S. */
+      readonly maxLifetimeSeconds: number
       /** DATABASE_CONNECT_TIMEOUT_MS. */
       readonly connectionTimeoutMs: number
       /** DATABASE_STATEMENT_TIMEOUT_MS (the client waits 250 ms more). */

@@ -47,6 +47,14 @@ export const DATABASE_POOL_SIZE = variable({
   meaning: 'Connections in the PostgreSQL pool',
 })
 
+export const DATABASE_MAX_LIFETIME_S = variable({
+  name: 'DATABASE_MAX_LIFETIME_S',
+  codec: integer(0, 86400),
+  default: { value: 300 },
+  meaning:
+    "Seconds a pooled connection lives at most, 0 for no limit: a balancer's or DNS's new answer (a failover behind one address) is followed even when no error says so",
+})
+
 // The four timeouts are sized for queries that are index lookups of well under a millisecond: a
 // request that cannot reach the database answers 503 within about 2 s (README, "Operating").
 export const DATABASE_CONNECT_TIMEOUT_MS = variable({
@@ -97,6 +105,7 @@ export const STORAGE_VARIABLES = [
   STORAGE,
   DATABASE_DIRECT_URL,
   DATABASE_POOL_SIZE,
+  DATABASE_MAX_LIFETIME_S,
   DATABASE_CONNECT_TIMEOUT_MS,
   DATABASE_STATEMENT_TIMEOUT_MS,
   DATABASE_LOCK_TIMEOUT_MS,

@@ -20,6 +20,7 @@ export const openPostgresStorage = (
     ...(config.directUrl === undefined ? {} : { directUrl: config.directUrl }),
     names: { url: 'DATABASE_URL', directUrl: 'DATABASE_DIRECT_URL' },
     poolSize: config.poolSize,
+    maxLifetimeSeconds: config.maxLifetimeSeconds,
     connectionTimeoutMs: config.connectionTimeoutMs,
     statementTimeoutMs: config.statementTimeoutMs,
     lockTimeoutMs: config.lockTimeoutMs,

@@ -35,13 +35,17 @@ export type PostgresDatabaseOptions = {
   readonly sendSessionSettings?: boolean
   /** Whether a transaction pooler is in between; `detect` unless given (PoolerMode). */
   readonly pooler?: PoolerMode
+  /**
+   * How long a connection lives at most, in seconds, so that a balancer's or DNS's new answer is followed
+   * even when no error says so; 300 unless given, 0 for no limit. Closed at its next release past that.
+   */
+  readonly maxLifetimeSeconds?: number
   /** Shown in pg_stat_activity, so operators see who holds a connection. */
   readonly applicationName?: string
   /** Told about connections that broke while no query was using them; the pool replaces them. */
   readonly onError?: (error: Error) => void
 }
 
-/** A kysely handle on the schema, the pool beneath it, and a `close` that ends both. */
 /** A handle for the adapters (kysely and the guarded pool's runner), the pool beneath, and a `close`. */
 export type PostgresDatabase = PostgresHandle & {
   readonly pool: pg.Pool
@@ -58,6 +62,9 @@ export type PostgresDatabase = PostgresHandle & {
 // The client gives up this long after the server would have cancelled the statement: the server's cancel
 // leaves the connection usable, so it should come first.
 export const QUERY_TIMEOUT_MARGIN_MS = 250
+
+/** How long a pool connection lives unless told otherwise (`maxLifetimeSeconds`). */
+export const DEFAULT_MAX_LIFETIME_SECONDS = 300
 
 // pg.types is global, and the host process may have changed how it reads int8. This pool reads
 // int8 as the decimal string pg gives by default, whatever the global setting says.
@@ -82,6 +89,7 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
       send && mode !== 'transaction' ? startupOptions(settings) : undefined,
     ),
     max: options.poolSize ?? 10,
+    maxLifetimeSeconds: options.maxLifetimeSeconds ?? DEFAULT_MAX_LIFETIME_SECONDS,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 1000,
     // No `statement_timeout` (a startup parameter of pg's own, which a transaction pooler refuses) and no
     // `query_timeout` (a timer per query): the guard bounds every query of `db` and the adapters from one

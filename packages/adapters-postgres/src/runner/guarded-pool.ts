@@ -87,6 +87,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     if (known !== undefined) return known
     const entry: Tracked = {
       client,
+      connectedAt: now(),
       lastAnsweredAt: now(),
       wrapper: {
         query: ((text: unknown, parameters?: ReadonlyArray<unknown>) =>
@@ -124,7 +125,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     }
     const handOut = (entry: Tracked) => {
       if (trusted(entry)) return done(undefined, entry)
-      evict(entry.client, new Error('presumed dead: not answered since another connection broke'))
+      evict(entry.client, new Error('presumed dead or demoted: another connection broke or refused a write'))
       checkOut(done)
     }
     pool.connect((error: Error | undefined, client: pg.PoolClient | undefined) => {

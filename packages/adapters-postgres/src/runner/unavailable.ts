@@ -74,8 +74,8 @@ export const classifyStoreError = (error: unknown, depth = 0): StoreErrorKind =>
 /** Whether an error means the store cannot serve now (a deadlock or serialization failure too), not a bug. */
 export const isUnavailableError = (error: unknown): boolean => classifyStoreError(error) !== 'defect'
 
-// The database answered but refuses writes: 25006 (a read-only transaction) or a hot standby's 55000.
-const refusesWrites = (error: unknown, depth = 0): boolean => {
+/** Whether the database answered but refuses writes: 25006 (a read-only transaction) or a hot standby's 55000. */
+export const refusesWrites = (error: unknown, depth = 0): boolean => {
   if (typeof error !== 'object' || error === null || depth > 8) return false
   const fields = error as ErrorFields
   return fields.code === '25006' || inRecovery(fields) || refusesWrites(fields.cause, depth + 1)
