@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import type Koa from 'koa'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import { docsPageAt } from './docs-page.js'
@@ -16,6 +17,8 @@ export type HttpAppOptions = PetsRouterOptions & {
   readonly operations?: Operations
   /** The `servers` of the OpenAPI document: the current environment's; `publicBaseUrl` unless given. */
   readonly servers?: ReadonlyArray<OpenApiServer>
+  /** Where the server span of each request goes; unset: the global tracer provider's (a no-op without an SDK). */
+  readonly tracer?: Tracer
 }
 
 /**
@@ -33,6 +36,7 @@ export const createHttpApp = (options: HttpAppOptions): Koa<RequestState> => {
       pets: options,
       logger: options.logger ?? silentLogger,
       ...(options.operations?.observe === undefined ? {} : { observe: options.operations.observe }),
+      ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
       outside: [
         operationsEndpointsAt(options.operations),
         openApiEndpointAt(() => buildOpenApiDocument({ servers })),
@@ -47,19 +51,26 @@ export const createHttpApp = (options: HttpAppOptions): Koa<RequestState> => {
 export type OperationsAppOptions = {
   readonly operations: Operations
   readonly logger?: HttpLogger
+  /** As createHttpApp's. */
+  readonly tracer?: Tracer
 }
 
 /**
  * The operator's endpoints alone (`/healthz`, `/readyz`, `/metrics`) as a Koa app that does not listen,
  * for a port only monitoring reaches; ids, headers and log lines as in createHttpApp.
  */
-export const createOperationsApp = ({ operations, logger }: OperationsAppOptions): Koa<RequestState> => {
+export const createOperationsApp = ({
+  operations,
+  logger,
+  tracer,
+}: OperationsAppOptions): Koa<RequestState> => {
   const app = new LeanKoa<RequestState>()
   app.silent = true
   app.use(
     serveRequests({
       logger: logger ?? silentLogger,
       ...(operations.observe === undefined ? {} : { observe: operations.observe }),
+      ...(tracer === undefined ? {} : { tracer }),
       outside: [operationsEndpointsAt(operations)],
     }),
   )

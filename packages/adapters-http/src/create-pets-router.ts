@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api'
 import type { Authenticator } from '@pets/domain'
 import type { TrustedProxies } from './client-address.js'
 import type { RateLimiter, TokenBucketRateLimiter } from './rate-limiter.js'
@@ -28,9 +29,19 @@ export type PetsRouterOptions = {
 
 /**
  * The pet operations as one Koa middleware under `prefix`, for a host's own Koa app. It authenticates
- * before routing, so a caller without a valid key learns nothing about routes; other paths go on.
+ * before routing, so a caller without a valid key learns nothing about routes; other paths go on. The
+ * host's server span, if one records, gets the route: `http.route` and the name `{method} {route}`.
  */
 export const createPetsRouter = (options: PetsRouterOptions): HttpMiddleware => {
   const api = preparePetsApi(options)
-  return (ctx, next) => (api.owns(ctx.path) ? api.serve(ctx) : next())
+  return async (ctx, next) => {
+    if (!api.owns(ctx.path)) return next()
+    const span = trace.getActiveSpan()
+    await api.serve(ctx)
+    const route = ctx.state.route
+    if (span?.isRecording() === true && route !== undefined) {
+      span.setAttribute('http.route', route)
+      span.updateName(`${ctx.method} ${route}`)
+    }
+  }
 }

@@ -1,10 +1,14 @@
 import { performance } from 'node:perf_hooks'
 import type { HttpLogger } from './logger.js'
 import type { ObservedRequest } from './operations-endpoints.js'
+import type { TraceIds } from './request-span.js'
 import type { HttpContext } from './request-state.js'
 
-/** Logs and counts one answered request, given its start (performance.now()) and whether its client left. */
-export type RequestObserver = (ctx: HttpContext, startedMs: number, aborted: boolean) => void
+/**
+ * Logs and counts one answered request, given its start (performance.now()), whether its client left, and
+ * the ids of its span when it is sampled.
+ */
+export type RequestObserver = (ctx: HttpContext, startedMs: number, aborted: boolean, ids?: TraceIds) => void
 
 const LONGEST_PATH_LOGGED = 256
 // nginx's "client closed request": no answer was sent, so the line must not show one (such as a 500).
@@ -25,12 +29,15 @@ export const observeRequests = (
   observe?: (request: ObservedRequest) => void,
 ): RequestObserver => {
   const writeLine = logger.request
-  return (ctx, startedMs, aborted) => {
+  return (ctx, startedMs, aborted, ids) => {
     const logged = logger.isLevelEnabled?.('info') ?? true
     if (!logged && observe === undefined) return
     const { state } = ctx
     const request: ObservedRequest = {
       requestId: state.requestId ?? '',
+      // Always both keys, undefined when untraced (no line shows them then): one shape for every record.
+      traceId: ids?.traceId,
+      spanId: ids?.spanId,
       method: ctx.method,
       route: state.route ?? null,
       operation: state.operation ?? null,

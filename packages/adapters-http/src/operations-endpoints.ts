@@ -8,6 +8,9 @@ import { sendJson, sendProblem } from './respond.js'
 /** What one answered request was, as logs and metrics see it: never a header's value. */
 export type ObservedRequest = {
   readonly requestId: string
+  /** The trace and span ids of the request's server span, when it is sampled: the log line finds its trace. */
+  readonly traceId?: string | undefined
+  readonly spanId?: string | undefined
   readonly method: string
   /** The route template, such as `/v1/pets/{petId}`; null when no route matched. */
   readonly route: string | null

@@ -1,3 +1,4 @@
+import { context, type Tracer } from '@opentelemetry/api'
 import { HEADERS } from '@pets/wire'
 import { performance } from 'node:perf_hooks'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -11,6 +12,7 @@ import { preparePetsApi, type PetsApi } from './pets-api.js'
 import type { Problem } from './problems.js'
 import { READ_ONLY, type PublicEndpoints } from './public-endpoints.js'
 import { requestIdOf } from './request-id.js'
+import { defaultTracer, endRequestSpan, startRequestSpan, traceIdsOf } from './request-span.js'
 import type { HttpContext, HttpMiddleware } from './request-state.js'
 import { sendProblem } from './respond.js'
 
@@ -22,6 +24,8 @@ export type ServeRequestsOptions = {
   readonly outside: ReadonlyArray<PublicEndpoints>
   readonly logger: HttpLogger
   readonly observe?: (request: ObservedRequest) => void
+  /** Where the server span of each request goes; unset: the global tracer provider's (a no-op without an SDK). */
+  readonly tracer?: Tracer
 }
 
 // Headers a defect's 500 keeps: the request id, and `Connection` (the host may close it to shut down).
@@ -50,9 +54,15 @@ const clientGone = (ctx: HttpContext): boolean => ctx.res.destroyed
 /**
  * The service's only Koa middleware: request id, client address and common headers, one dispatch (pets
  * under their prefix, else an exact-path endpoint, else 404), a thrown error as a logged 500, one log
- * line. A client that went away is no server error: its line says `aborted`, at info.
+ * line, one server span. A client that went away is no server error: its line says `aborted`, at info.
  */
-export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsOptions): HttpMiddleware => {
+export const serveRequests = ({
+  pets,
+  outside,
+  logger,
+  observe,
+  tracer = defaultTracer(),
+}: ServeRequestsOptions): HttpMiddleware => {
   const api: PetsApi | undefined = pets === undefined ? undefined : preparePetsApi(pets)
   const clientAddressOf = api?.clientAddressOf ?? clientAddressFinder()
   const observed = observeRequests(logger, observe)
@@ -66,23 +76,31 @@ export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsO
     }
     sendProblem(ctx, NOT_FOUND)
   }
+  const dispatch = (ctx: HttpContext) => {
+    const path = ctx.path
+    return api?.owns(path) === true ? api.serve(ctx) : serveOutside(ctx, path)
+  }
 
   return async (ctx) => {
     const startedMs = performance.now()
+    const { span, active } = startRequestSpan(tracer, ctx.req)
+    const ids = traceIdsOf(span)
     const header = ctx.req.headers['x-request-id']
     const requestId = requestIdOf(typeof header === 'string' ? header : undefined)
     ctx.state.requestId = requestId
     // Now, while the connection is open: a closed socket no longer knows its peer.
     ctx.state.clientAddress = clientAddressOf(ctx.req)
     stamp(ctx.res, requestId)
+    let thrown: unknown
     try {
-      const path = ctx.path
-      if (api?.owns(path) === true) await api.serve(ctx)
-      else await serveOutside(ctx, path)
+      // The span active only where the request's own work runs (the store's spans are its children).
+      await (active === undefined ? dispatch(ctx) : context.with(active, dispatch, undefined, ctx))
     } catch (error) {
-      if (clientGone(ctx)) logger.info({ requestId, err: error }, 'request failed after its client went away')
+      thrown = error
+      if (clientGone(ctx))
+        logger.info({ requestId, ...ids, err: error }, 'request failed after its client went away')
       else {
-        logger.error({ requestId, err: error }, 'request failed')
+        logger.error({ requestId, ...ids, err: error }, 'request failed')
         // A defect may have set headers meant for a success.
         for (const name of Object.keys(ctx.response.headers)) if (!KEPT_ON_ERROR.has(name)) ctx.remove(name)
         stamp(ctx.res, requestId)
@@ -94,6 +112,7 @@ export const serveRequests = ({ pets, outside, logger, observe }: ServeRequestsO
       ctx.set('Connection', 'close')
       lingerAfterAnswer(ctx.res)
     }
-    observed(ctx, startedMs, aborted)
+    observed(ctx, startedMs, aborted, ids)
+    endRequestSpan(span, ctx, aborted, thrown)
   }
 }

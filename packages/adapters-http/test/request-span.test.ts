@@ -1,0 +1,247 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
+import type { Authenticator, PetRepository } from '@pets/domain'
+import {
+  AlwaysOffSampler,
+  InMemorySpanExporter,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-node'
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import type { ServerResponse } from 'node:http'
+import { connect } from 'node:net'
+import Koa from 'koa'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createPetsRouter, type HttpAppOptions } from '../src/index.js'
+import { KEY, appOptions, recordingLogger, serve } from './serve.js'
+
+const AUTH = { Authorization: `Bearer ${KEY}` }
+const PARENT_TRACE = '0af7651916cd43dd8448eb211c80319c'
+const PARENT_SPAN = 'b7ad6b7169203331'
+const TRACEPARENT = `00-${PARENT_TRACE}-${PARENT_SPAN}-01`
+
+const exported = new InMemorySpanExporter()
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exported)] })
+const unsampled = new NodeTracerProvider({
+  sampler: new AlwaysOffSampler(),
+  spanProcessors: [new SimpleSpanProcessor(exported)],
+})
+
+// The SDK as apps/api registers it: the provider, AsyncLocalStorage for the active span, W3C propagation.
+beforeAll(() => provider.register())
+afterAll(() => {
+  trace.disable()
+  context.disable()
+  propagation.disable()
+})
+
+const open: Array<{ close: () => Promise<void> }> = []
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((app) => app.close()))
+  exported.reset()
+})
+const start = async (overrides: Partial<HttpAppOptions> = {}) => {
+  const logger = recordingLogger()
+  const app = await serve(appOptions({ logger, ...overrides }))
+  open.push(app)
+  return { ...app, logger, port: Number(new URL(app.url).port) }
+}
+const spans = () => exported.getFinishedSpans()
+
+describe('the server span of a request', () => {
+  it('is named after the route template, carries the stable HTTP attributes, and its ids are in the log line', async () => {
+    const app = await start()
+    expect((await app.fetch('/v1/pets/7?x=1', { headers: AUTH })).status).toBe(404)
+    const [span] = spans()
+    expect(span?.name).toBe('GET /v1/pets/{petId}')
+    expect(span?.kind).toBe(SpanKind.SERVER)
+    expect(span?.parentSpanContext).toBeUndefined()
+    expect(span?.instrumentationScope.name).toBe('@pets/adapters-http')
+    expect(span?.attributes).toEqual({
+      'http.request.method': 'GET',
+      'http.route': '/v1/pets/{petId}',
+      'http.response.status_code': 404,
+      'url.scheme': 'http',
+      'url.path': '/v1/pets/7',
+      'url.query': 'x=1',
+      'server.address': '127.0.0.1',
+      'server.port': app.port,
+      'client.address': '127.0.0.1',
+      'network.protocol.version': '1.1',
+    })
+    expect(span?.status.code).toBe(SpanStatusCode.UNSET)
+    const { traceId, spanId } = span!.spanContext()
+    expect(app.logger.lines[0]?.fields).toMatchObject({ traceId, spanId, route: '/v1/pets/{petId}' })
+  })
+
+  it("takes a valid traceparent as its parent, and ignores an invalid one (never an error's answer)", async () => {
+    const app = await start()
+    expect((await app.fetch('/v1/pets', { headers: { ...AUTH, traceparent: TRACEPARENT } })).status).toBe(200)
+    const invalid = [
+      'garbage',
+      `00-${'0'.repeat(32)}-${PARENT_SPAN}-01`,
+      `ff-${PARENT_TRACE}-${PARENT_SPAN}-01`,
+      `00-${PARENT_TRACE}-${PARENT_SPAN}`,
+      `${TRACEPARENT}, ${TRACEPARENT}`,
+      'x'.repeat(8000),
+    ]
+    for (const traceparent of invalid)
+      expect((await app.fetch('/v1/pets', { headers: { ...AUTH, traceparent } })).status).toBe(200)
+    const [child, ...roots] = spans()
+    expect(child?.spanContext().traceId).toBe(PARENT_TRACE)
+    expect(child?.parentSpanContext).toMatchObject({
+      traceId: PARENT_TRACE,
+      spanId: PARENT_SPAN,
+      isRemote: true,
+    })
+    expect(roots).toHaveLength(invalid.length)
+    for (const root of roots) {
+      expect(root.parentSpanContext).toBeUndefined()
+      expect(root.spanContext().traceId).not.toBe(PARENT_TRACE)
+    }
+  })
+
+  it('is named by the method alone when no route matched, and `HTTP` with `_OTHER` for a method of no convention', async () => {
+    const app = await start()
+    await app.fetch('/wp-admin/x.php?a=1')
+    await app.fetch('/v1/pets', { method: 'PROPFIND', headers: AUTH })
+    const [scan, other] = spans()
+    expect(scan?.name).toBe('GET')
+    expect(scan?.attributes['http.route']).toBeUndefined()
+    expect(scan?.attributes).toMatchObject({
+      'url.path': '/wp-admin/x.php',
+      'http.response.status_code': 404,
+    })
+    expect(other?.name).toBe('HTTP')
+    expect(other?.attributes).toMatchObject({
+      'http.request.method': '_OTHER',
+      'http.request.method_original': 'PROPFIND',
+      'http.response.status_code': 405,
+    })
+  })
+
+  it('is active while the request is served: the store works inside it, so its spans are children', async () => {
+    let inside: string | undefined
+    const base = appOptions()
+    const pets: Pick<PetRepository, 'list'> = {
+      list: () => async () => {
+        const db = trace.getTracer('a store').startSpan('SELECT pets')
+        inside = trace.getActiveSpan()?.spanContext().spanId
+        db.end()
+        return { _tag: 'Right', right: [] }
+      },
+    }
+    const { listPets } = await import('@pets/domain')
+    const app = await start({
+      useCases: { ...base.useCases, listPets: listPets({ pets: pets as PetRepository }) },
+    })
+    await app.fetch('/v1/pets', { headers: AUTH })
+    const [db, server] = spans()
+    expect(db?.name).toBe('SELECT pets')
+    expect(inside).toBe(server?.spanContext().spanId)
+    expect(db?.parentSpanContext?.spanId).toBe(server?.spanContext().spanId)
+  })
+
+  it('says error.type and an error status for a 5xx, records the exception, and puts its ids in the error line', async () => {
+    const failing: Authenticator = {
+      authenticate: () => () => Promise.reject(new Error('a defect')),
+    }
+    const app = await start({ authenticator: failing })
+    expect((await app.fetch('/v1/pets', { headers: AUTH })).status).toBe(500)
+    const [span] = spans()
+    expect(span?.attributes).toMatchObject({ 'error.type': '500', 'http.response.status_code': 500 })
+    expect(span?.status.code).toBe(SpanStatusCode.ERROR)
+    expect(span?.events.map((e) => e.name)).toEqual(['exception'])
+    const { traceId, spanId } = span!.spanContext()
+    const error = app.logger.lines.find((l) => l.level === 'error')
+    expect(error?.fields).toMatchObject({ traceId, spanId })
+    expect(error?.message).toBe('request failed')
+  })
+
+  it('says error.type `aborted`, and no status, for a client that went away before its answer', async () => {
+    let gone = () => {}
+    let arrive = () => {}
+    const left = new Promise<void>((resolve) => (gone = resolve))
+    const arrived = new Promise<void>((resolve) => (arrive = resolve))
+    const onStart = (message: unknown) => {
+      unsubscribe('http.server.request.start', onStart)
+      ;(message as { response: ServerResponse }).response.once('close', gone)
+    }
+    subscribe('http.server.request.start', onStart)
+    // The store answers once the client has gone, as a slow PostgreSQL would.
+    const slow: Authenticator = {
+      authenticate: () => async () => {
+        arrive()
+        await left
+        return { _tag: 'Left', left: { _tag: 'Unauthorized' } } as never
+      },
+    }
+    const app = await start({ authenticator: slow })
+    const socket = connect(app.port, '127.0.0.1', () => {
+      socket.write(`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`)
+      void arrived.then(() => socket.destroy())
+    })
+    socket.on('error', () => {})
+    await expect.poll(() => spans().length, { timeout: 5_000 }).toBe(1)
+    const [span] = spans()
+    expect(span?.attributes['error.type']).toBe('aborted')
+    expect(span?.attributes['http.response.status_code']).toBeUndefined()
+    expect(span?.status.code).toBe(SpanStatusCode.ERROR)
+  })
+
+  it('unsampled, exports nothing, runs in no context of its own, and its log line has no ids', async () => {
+    let active: unknown = 'unset'
+    const app = await start({
+      tracer: unsampled.getTracer('test'),
+      operations: {
+        ready: () => async () => {
+          active = trace.getActiveSpan()
+          return { _tag: 'Right', right: undefined }
+        },
+      },
+    })
+    expect((await app.fetch('/readyz', { headers: { traceparent: TRACEPARENT } })).status).toBe(200)
+    expect(spans()).toEqual([])
+    expect(active).toBeUndefined()
+    expect(app.logger.lines[0]?.fields['traceId']).toBeUndefined()
+  })
+
+  it('without an SDK, makes no span and logs no ids, whatever traceparent says', async () => {
+    trace.disable()
+    context.disable()
+    propagation.disable()
+    try {
+      const app = await start()
+      expect((await app.fetch('/v1/pets', { headers: { ...AUTH, traceparent: TRACEPARENT } })).status).toBe(
+        200,
+      )
+      expect(app.logger.lines[0]?.fields['traceId']).toBeUndefined()
+      expect(app.logger.lines[0]?.fields['spanId']).toBeUndefined()
+    } finally {
+      provider.register()
+    }
+    expect(spans()).toEqual([])
+  })
+})
+
+describe('the pets router in a host Koa app', () => {
+  it("names the host's server span after the route", async () => {
+    const host = new Koa()
+    const tracer = trace.getTracer('the host')
+    host.use((_ctx, next) =>
+      tracer.startActiveSpan('GET', { kind: SpanKind.SERVER }, async (span) => {
+        await next()
+        span.end()
+      }),
+    )
+    host.use(createPetsRouter(appOptions()))
+    const { createServer } = await import('node:http')
+    const server = createServer(host.callback())
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    open.push({ close: () => new Promise((resolve) => server.close(() => resolve())) })
+    const { port } = server.address() as { port: number }
+    await fetch(`http://127.0.0.1:${port}/v1/pets/3`, { headers: AUTH })
+    const [span] = spans()
+    expect(span?.name).toBe('GET /v1/pets/{petId}')
+    expect(span?.attributes['http.route']).toBe('/v1/pets/{petId}')
+  })
+})
