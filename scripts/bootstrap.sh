@@ -77,6 +77,26 @@ ensure_pgbouncer() {
   # The package starts a system-wide PgBouncer where systemd runs; the tests start their own.
 }
 
+# The failover tests start a pg_auto_failover formation (a monitor and two nodes, Debian's
+# pg_autoctl 2.x for PostgreSQL 15, free ports); they fail, saying how to install it, without it.
+ensure_auto_failover() {
+  if command -v pg_autoctl >/dev/null 2>&1 && [ -f /usr/share/postgresql/15/extension/pgautofailover.control ]; then return; fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
+      say "cannot install pg_auto_failover (not root, no sudo): run 'apt-get update && apt-get install -y postgresql-15-auto-failover' as root"
+      return
+    fi
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    say "cannot install pg_auto_failover: no apt-get here; install pg_autoctl and the pgautofailover extension for PostgreSQL 15"
+    return
+  fi
+  say "installing Debian's postgresql-15-auto-failover for the failover tests"
+  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql-15-auto-failover >&2 ||
+    say "installing postgresql-15-auto-failover failed; the failover tests will say how to install it"
+}
+
 command="${1:-}"
 case "$command" in
   start)
@@ -90,6 +110,7 @@ case "$command" in
     ensure_postgres
     ensure_chromium
     ensure_pgbouncer
+    ensure_auto_failover
     # setup-tests stops here: .ci/run then runs `pnpm test` itself, as the README says.
     if [ "$command" = test ]; then exec pnpm test; fi
     ;;

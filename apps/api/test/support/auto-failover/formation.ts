@@ -1,0 +1,134 @@
+import { rmSync } from 'node:fs'
+import { assertInstalled, autoctlEnvironment, makeFormationDir } from './autoctl-setup.js'
+import { bringUp, processesOf, type Started } from './bring-up.js'
+import type { DataNode, FormationNode } from './data-node.js'
+import type { NodeState } from './monitor.js'
+import { acceptsWrites } from './node-sql.js'
+import { runAsPostgres } from './processes.js'
+import { waitUntil } from './wait-until.js'
+import { waitForWritable, type WritableAgain } from './write-probe.js'
+
+export type { FormationNode } from './data-node.js'
+export type { NodeState } from './monitor.js'
+export type { WritableAgain } from './write-probe.js'
+
+/**
+ * A pg_auto_failover formation on this machine: a monitor and two data nodes, on free ports of
+ * 127.0.0.1, every file in a temporary directory. Replication is pg_autoctl's default for two nodes
+ * (number_sync_standbys 0, both nodes in the replication quorum): synchronous_commit = on and
+ * synchronous_standby_names = 'ANY 1 (pgautofailover_standby_N)' while the standby is healthy, so
+ * a commit is acknowledged, and a 201 answered, only once the standby has flushed it to its WAL:
+ * promoted, the standby has it. While no healthy standby is there (wait_primary: after a failover,
+ * until the old node rejoins) the primary drops synchronous_standby_names, so writes go on unprotected.
+ */
+export type Formation = {
+  readonly dir: string
+  /** The monitor, as pg_autoctl commands reach it. */
+  readonly monitorUrl: string
+  readonly nodes: ReadonlyArray<FormationNode>
+  /** Both nodes in one URL, for the server that takes writes: `…/app?target_session_attrs=read-write`. */
+  readonly multiHostUrl: string
+  /** The monitor's view of each data node. */
+  readonly states: () => Promise<Array<NodeState>>
+  /** The node the monitor has as primary, once exactly one has (30 s at most). */
+  readonly primary: () => Promise<FormationNode>
+  /** The node that takes writes now, asked of the nodes themselves (as HAProxy's check would); none: undefined. */
+  readonly writableNode: () => Promise<FormationNode | undefined>
+  /** `pg_autoctl perform switchover`: resolves once the monitor has the other node as primary. */
+  readonly performSwitchover: () => Promise<void>
+  /** SIGKILLs the primary's postmaster and its pg_autoctl, which would otherwise restart it and stay primary. */
+  readonly killPrimary: () => Promise<FormationNode>
+  /** Resolves once another node than `previous` acknowledged a write (WritableAgain). */
+  readonly waitForNewPrimaryWritable: (previous: FormationNode, timeoutMs?: number) => Promise<WritableAgain>
+  /** What every pg_autoctl printed: for the message of a failing test. */
+  readonly output: () => string
+  /** Ends every process of the formation and removes its directory; calling it again does nothing more. */
+  readonly stop: () => Promise<void>
+}
+
+const PRIMARY_STATES = ['single', 'wait_primary', 'primary']
+const publicNode = ({ name, host, port, url }: DataNode): FormationNode => ({ name, host, port, url })
+
+/** Starts a formation and waits until it has a primary and a synchronous standby; throws, saying why, if not. */
+export const startFormation = async (): Promise<Formation> => {
+  assertInstalled()
+  const dir = makeFormationDir()
+  const env = autoctlEnvironment(dir)
+  const started: Started = { nodes: [] }
+  const output = () =>
+    [
+      ...(started.monitor === undefined ? [] : [['monitor', started.monitor] as const]),
+      ...started.nodes.map((n) => [n.name, n.autoctl] as const),
+    ]
+      .map(([name, p]) => `--- ${name}\n${p.output().slice(-20_000)}`)
+      .join('\n')
+  // A test process that ends without `stop` leaves no PostgreSQL behind.
+  const killNow = () => {
+    processesOf(started).forEach((p) => p.killNow())
+    rmSync(dir, { recursive: true, force: true })
+  }
+  process.once('exit', killNow)
+  let stopping: Promise<void> | undefined
+  const stop = () =>
+    (stopping ??= (async () => {
+      process.off('exit', killNow)
+      await Promise.all(processesOf(started).map((p) => p.stop()))
+      rmSync(dir, { recursive: true, force: true })
+    })())
+  try {
+    await bringUp(started, dir, env)
+  } catch (error) {
+    const log = output()
+    await stop()
+    throw new Error(
+      `The pg_auto_failover formation did not come up: ${error instanceof Error ? error.message : String(error)}\n${log}`,
+      { cause: error },
+    )
+  }
+  const m = started.monitor!
+  const nodes = started.nodes
+  const byName = (name: string) => nodes.find((n) => n.name === name)!
+  const primary = async () => {
+    let found: NodeState | undefined
+    await waitUntil(
+      'exactly one primary',
+      async () => {
+        const primaries = (await m.states()).filter(
+          (s) => PRIMARY_STATES.includes(s.reported) && s.goal === s.reported,
+        )
+        found = primaries.length === 1 ? primaries[0] : undefined
+        return found !== undefined
+      },
+      30_000,
+    )
+    return publicNode(byName(found!.name))
+  }
+  return {
+    dir,
+    monitorUrl: m.url,
+    nodes: nodes.map(publicNode),
+    multiHostUrl: `postgres://postgres@${nodes.map((n) => `${n.host}:${n.port}`).join(',')}/app?target_session_attrs=read-write`,
+    states: m.states,
+    primary,
+    writableNode: async () => {
+      const writable = await Promise.all(nodes.map((n) => acceptsWrites(n)))
+      return writable.filter(Boolean).length === 1 ? publicNode(nodes[writable.indexOf(true)]!) : undefined
+    },
+    performSwitchover: async () =>
+      void (await runAsPostgres(
+        'pg_autoctl',
+        ['perform', 'switchover', '--monitor', m.url, '--wait', '60'],
+        env,
+        90_000,
+      )),
+    killPrimary: async () => {
+      const node = await primary()
+      await byName(node.name).autoctl.kill()
+      return node
+    },
+    waitForNewPrimaryWritable: (previous, timeoutMs = 60_000) =>
+      waitForWritable(nodes.map(publicNode), previous, timeoutMs),
+    output,
+    stop,
+  }
+}
