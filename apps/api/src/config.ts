@@ -3,6 +3,7 @@ import * as access from './environment/access-variables.js'
 import type { AppConfig, ConfigContext, StorageConfig } from './environment/app-config.js'
 import * as service from './environment/service-variables.js'
 import * as db from './environment/storage-variables.js'
+import { tracingOf } from './environment/tracing-variables.js'
 import { readVariables, type Get } from './environment/variable.js'
 import { VARIABLES } from './environment/variables.js'
 
@@ -53,6 +54,7 @@ export const loadConfig = (
   const publicBaseUrl = get(service.PUBLIC_BASE_URL)
   const ratePerSecond = get(access.RATE_LIMIT_PER_SECOND)
   const trustedProxies = get(access.TRUST_PROXY)
+  const tracing = tracingOf(get)
   return E.right({
     env: get(service.APP_ENV),
     host: get(service.HOST),
@@ -93,5 +95,6 @@ export const loadConfig = (
     idempotencyCleanupMs: get(service.IDEMPOTENCY_CLEANUP_MS),
     headersTimeoutMs: get(service.HEADERS_TIMEOUT_MS),
     maxConnections: get(service.MAX_CONNECTIONS),
+    ...optionalField('tracing', tracing),
   })
 }

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api'
 import type { HttpLogger } from '@pets/adapters-http'
 import { createRequire } from 'node:module'
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino'
@@ -31,12 +32,22 @@ const REDACTED = CREDENTIALS.flatMap((name) => [
 const stdoutIsReplaced = () =>
   process.stdout.write !== (process.stdout.constructor.prototype as NodeJS.WriteStream).write
 
+// The ids of the span a line is logged under, when it records (a sampled request's, while it runs): a log
+// search finds its trace. A fresh object each time: pino merges the line's own fields into it.
+const activeTraceIds = (): object => {
+  const span = trace.getActiveSpan()
+  if (span === undefined || !span.isRecording()) return {}
+  const { traceId, spanId } = span.spanContext()
+  return { traceId, spanId }
+}
+
 /**
  * The service's logger: JSON lines, or readable ones in development; credentials are redacted wherever a
- * request's headers might be logged. JSON goes to stdout through LineBuffer: exit with `exitAfterFlush`.
+ * request's headers might be logged; with tracing, the active span's ids in each line. JSON goes to stdout
+ * through LineBuffer: exit with `exitAfterFlush`.
  */
 export const createLogger = (
-  config: Pick<AppConfig, 'logLevel' | 'logFormat'>,
+  config: Pick<AppConfig, 'logLevel' | 'logFormat'> & Partial<Pick<AppConfig, 'tracing'>>,
   destination?: DestinationStream,
 ): Logger => {
   const options = {
@@ -44,6 +55,7 @@ export const createLogger = (
     // The pid tells the workers of WEB_CONCURRENCY apart.
     base: { service: 'animal-store', pid: process.pid },
     redact: { paths: REDACTED, censor: '[redacted]' },
+    ...(config.tracing === undefined ? {} : { mixin: activeTraceIds }),
   }
   if (config.logFormat === 'pretty') {
     // Loaded here only: a process that logs JSON never loads pino-pretty and its dependencies.

@@ -12,6 +12,11 @@ const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/
 const text = (value: string | null): string =>
   value === null ? 'null' : ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`
 
+// The ids of a sampled request's span, where pino writes them: after the request id; nothing when untraced.
+const traced = ({ traceId, spanId }: ObservedRequest): string =>
+  (traceId === undefined ? '' : `,"traceId":${text(traceId)}`) +
+  (spanId === undefined ? '' : `,"spanId":${text(spanId)}`)
+
 /**
  * The line of an answered request, made by LineBuffer.defer at the end of the turn: the line
  * `logger.info(request, 'request')` writes (a test holds them equal), without pino's walk and redaction;
@@ -26,7 +31,7 @@ export const requestLineWriter = (logger: Logger): ((request: ObservedRequest) =
   const head = `{"level":${INFO},"time":`
   return stream.defer<ObservedRequest>(
     (r, time) =>
-      `${head}${time}${bindings},"requestId":${text(r.requestId)},"method":${text(r.method)},` +
+      `${head}${time}${bindings},"requestId":${text(r.requestId)}${traced(r)},"method":${text(r.method)},` +
       `"route":${text(r.route)},"operation":${text(r.operation)},"status":${r.status},` +
       `"durationMs":${r.durationMs},"apiKeyId":${text(r.apiKeyId)},` +
       `"clientAddress":${text(r.clientAddress)},"path":${text(r.path)},"aborted":${r.aborted},` +

@@ -13,6 +13,11 @@ export const serve = async (
   logger: Logger,
   role: 'single' | 'worker',
 ): Promise<RunningServer> => {
+  // First, so that every span has somewhere to go; the SDK is loaded only when OTEL_* asks for tracing.
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : (await import('./tracing/start-tracing.js')).startTracing(config.tracing, logger)
   if (role === 'single' && config.storage.kind === 'postgres')
     await (await import('./prepare-database.js')).prepareDatabase(config, logger)
   const running = await startServer(config, (resolved) =>
@@ -26,7 +31,9 @@ export const serve = async (
   const stop = (reason: string) => {
     logger.info({ reason }, 'shutting down')
     running.stop().then(
-      (outcome) => {
+      async (outcome) => {
+        // The spans of the last requests, sent within TRACES_FLUSH_MS.
+        await tracing?.shutdown()
         logger.info({ outcome }, 'stopped')
         // The lines still in the log's buffer are written before the process ends.
         exitAfterFlush(logger, outcome === 'clean' ? 0 : 1)

@@ -79,10 +79,11 @@ const loadedBy = async (env: Record<string, string>, requests: ReadonlyArray<str
   }
 }
 
-// Text found only in the code of pg (its SASL authentication) and of kysely (the table its
-// migrator keeps).
+// Text found only in the code of pg (its SASL authentication), of kysely (the table its migrator
+// keeps) and of the OpenTelemetry SDK (its span queue; @opentelemetry/api, the no-op, is no SDK).
 const PG = 'SCRAM-SHA-256'
 const KYSELY = 'kysely_migration_lock'
+const OTEL_SDK = 'maxQueueSize reached, dropping spans'
 
 describe('what the shipped service loads, by storage', () => {
   const databases: Array<FreshDatabase> = []
@@ -97,6 +98,7 @@ describe('what the shipped service loads, by storage', () => {
     expect(memory.holds(KYSELY)).toBe(false)
     expect(memory.loaded('swagger-ui-dist')).toBe(false)
     expect(memory.loaded('pino-pretty')).toBe(false)
+    expect(memory.holds(OTEL_SDK)).toBe(false)
     // Required on first use only (scripts/lazy-requires.mjs): tls by prom-client's Pushgateway,
     // zlib by it and by Koa's destroy, neither of which the service calls; so no more than node
     // itself loads for `node:http` (nothing on node 20).
@@ -113,5 +115,17 @@ describe('what the shipped service loads, by storage', () => {
     const postgres = await loadedBy({ DATABASE_URL: database.url }, ['/v1/pets'])
     expect(postgres.holds(PG)).toBe(true)
     expect(postgres.holds(KYSELY)).toBe(true)
+  })
+
+  it('loads the OpenTelemetry SDK only when OTEL_* asks for tracing (and OTEL_SDK_DISABLED does not)', async () => {
+    // Nothing listens on port 9 of loopback: spans are lost, requests are not.
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }
+    expect((await loadedBy(endpoint, ['/v1/pets'])).holds(OTEL_SDK)).toBe(true)
+    expect((await loadedBy({ ...endpoint, OTEL_SDK_DISABLED: 'true' }, ['/v1/pets'])).holds(OTEL_SDK)).toBe(
+      false,
+    )
+    expect((await loadedBy({ OTEL_SERVICE_NAME: 'named, not traced' }, ['/v1/pets'])).holds(OTEL_SDK)).toBe(
+      false,
+    )
   })
 })

@@ -8,8 +8,13 @@ import { LineBuffer } from '../src/line-buffer.js'
 import { createLogger, httpLoggerOf } from '../src/logger.js'
 
 const nullable = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null })
+const hex = (length: number) =>
+  fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: length, maxLength: length })
 const anyRequest: fc.Arbitrary<ObservedRequest> = fc.record({
   requestId: fc.string({ unit: 'binary' }),
+  // Both ids of a sampled request, or both keys there and undefined (no line shows them).
+  traceId: fc.option(hex(32), { nil: undefined }),
+  spanId: fc.option(hex(16), { nil: undefined }),
   method: fc.constantFrom('GET', 'POST', 'DELETE', 'M-SEARCH'),
   route: nullable(fc.constantFrom('/v1/pets', '/v1/pets/{petId}', '/healthz')),
   operation: nullable(fc.constantFrom('listPets', 'createPet', 'getPet')),
@@ -49,8 +54,9 @@ describe('the line of an answered request', () => {
         })
         expect(lines).toHaveLength(2)
         expect(withoutTime(lines[0]!)).toBe(withoutTime(lines[1]!))
+        // An undefined id is no key of the line.
         expect(JSON.parse(lines[0]!)).toMatchObject({
-          ...request,
+          ...(JSON.parse(JSON.stringify(request)) as object),
           level: 30,
           msg: 'request',
           pid: process.pid,

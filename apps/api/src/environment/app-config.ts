@@ -68,6 +68,31 @@ export type AppConfig = {
   readonly idempotencyCleanupMs: number
   readonly headersTimeoutMs: number
   readonly maxConnections: number
+  /** From OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables; unset: no tracing, no SDK loaded. */
+  readonly tracing?: TracingConfig
+}
+
+/** The samplers OTEL_TRACES_SAMPLER may name: those of the specification that need no remote service. */
+export const TRACES_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const
+
+/** Where and how spans are exported, from the OTEL_* variables (environment/tracing-variables.ts). */
+export type TracingConfig = {
+  /** The OTLP/HTTP URL spans are posted to, `/v1/traces` included. */
+  readonly url: string
+  /** OTEL_EXPORTER_OTLP_PROTOCOL. */
+  readonly protocol: 'http/protobuf' | 'http/json'
+  readonly serviceName: string
+  readonly resourceAttributes: Readonly<Record<string, string>>
+  /** OTEL_TRACES_SAMPLER. */
+  readonly sampler: (typeof TRACES_SAMPLERS)[number]
+  readonly samplerArg?: number
 }
 
 /** A token bucket: `burst` requests at once, refilled at `perSecond`. */

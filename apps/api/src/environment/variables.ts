@@ -1,6 +1,7 @@
 import * as access from './access-variables.js'
 import * as service from './service-variables.js'
 import { STORAGE_VARIABLES } from './storage-variables.js'
+import { TRACING_VARIABLES } from './tracing-variables.js'
 import type { AnyVariable } from './variable.js'
 
 /**
@@ -33,6 +34,7 @@ export const VARIABLES: ReadonlyArray<AnyVariable> = [
   service.HEADERS_TIMEOUT_MS,
   service.MAX_CONNECTIONS,
   service.METRICS_PORT,
+  ...TRACING_VARIABLES,
 ]
 
 const defaultOf = (v: AnyVariable): string => {

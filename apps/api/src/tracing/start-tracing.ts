@@ -1,0 +1,77 @@
+import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from '@opentelemetry/sdk-trace-node'
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions'
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { TracingConfig } from '../config.js'
+import type { Logger } from '../logger.js'
+import { reportDiagnostics } from './report-diagnostics.js'
+
+/** The OpenTelemetry SDK of this process, registered: `shutdown` sends what is queued, then stops. */
+export type Tracing = { readonly shutdown: () => Promise<void> }
+
+/** The longest `shutdown` waits for the queued spans to be sent: past it they are lost, not the exit. */
+export const TRACES_FLUSH_MS = 3_000
+
+const samplerOf = ({ sampler, samplerArg = 1 }: TracingConfig): Sampler => {
+  const root = sampler.endsWith('always_on')
+    ? new AlwaysOnSampler()
+    : sampler.endsWith('always_off')
+      ? new AlwaysOffSampler()
+      : new TraceIdRatioBasedSampler(samplerArg)
+  return sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root
+}
+
+/**
+ * Registers the SDK for this process (loaded only when OTEL_* asks for tracing): the spans of the
+ * @opentelemetry/api calls of every package go to one OTLP/HTTP exporter through a BatchSpanProcessor,
+ * whose queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE, 2048): a receiver that cannot be reached loses spans,
+ * never requests. Each process (each worker of WEB_CONCURRENCY) is a resource of its own.
+ */
+export const startTracing = (config: TracingConfig, logger: Logger): Tracing => {
+  const exporter =
+    config.protocol === 'http/json'
+      ? new JsonExporter({ url: config.url })
+      : new ProtobufExporter({ url: config.url })
+  const resource = defaultResource().merge(
+    resourceFromAttributes({
+      'service.instance.id': randomUUID(),
+      'host.name': hostname(),
+      'process.pid': process.pid,
+      ...config.resourceAttributes,
+      [ATTR_SERVICE_NAME]: config.serviceName,
+    }),
+  )
+  const provider = new NodeTracerProvider({
+    resource,
+    sampler: samplerOf(config),
+    spanProcessors: [new BatchSpanProcessor(exporter)],
+  })
+  reportDiagnostics(logger)
+  // AsyncLocalStorage carries the active span; traceparent alone is read and written (no baggage).
+  provider.register({ propagator: new W3CTraceContextPropagator() })
+  return {
+    shutdown: () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, TRACES_FLUSH_MS)
+        provider
+          .shutdown()
+          .catch(() => {})
+          .finally(() => {
+            clearTimeout(timer)
+            resolve()
+          })
+      }),
+  }
+}
