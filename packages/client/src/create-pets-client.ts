@@ -43,7 +43,7 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
   const send = (
     url: string,
     repeatable: Repeatable,
-    init: RequestInit & { headers?: Record<string, string> },
+    init: Omit<RequestInit, 'headers'> & { headers?: Record<string, string> },
   ) =>
     sendRequest(
       transport,

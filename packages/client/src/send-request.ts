@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { NetworkFailure } from './client-errors.js'
 import { retryAfterSeconds, type ReadResponse } from './decode-response.js'
+import { endAttempt, startAttempt } from './trace-attempt.js'
 
 /** The bounds of the client's retries; each call of an operation has its own budget. */
 export type RetryOptions = {
@@ -32,17 +33,31 @@ const networkFailure = (error: unknown, timeoutMs: number): NetworkFailure => {
   return { _tag: 'NetworkFailure', reason: reason === '' ? String(error) : reason, cause: error }
 }
 
+/** A request as the client sends it: its headers are a plain record, so that `traceparent` can join them. */
+export type Sent = Omit<RequestInit, 'headers'> & { readonly headers: Record<string, string> }
+
+// Each attempt is a span of its own when the caller traces: a retry is seen as one.
 const attempt = async (
   transport: Transport,
   url: string,
-  init: RequestInit,
+  init: Sent,
+  resendCount: number,
 ): Promise<E.Either<NetworkFailure, ReadResponse>> => {
+  const traced = startAttempt(init.method ?? 'GET', url, resendCount)
+  const headers = traced === undefined ? init.headers : { ...init.headers, ...traced.headers }
+  let outcome: E.Either<NetworkFailure, ReadResponse>
   try {
-    const res = await transport.fetch(url, { ...init, signal: AbortSignal.timeout(transport.timeoutMs) })
-    return E.right({ status: res.status, headers: res.headers, text: await res.text() })
+    const res = await transport.fetch(url, {
+      ...init,
+      headers,
+      signal: AbortSignal.timeout(transport.timeoutMs),
+    })
+    outcome = E.right({ status: res.status, headers: res.headers, text: await res.text() })
   } catch (error) {
-    return E.left(networkFailure(error, transport.timeoutMs))
+    outcome = E.left(networkFailure(error, transport.timeoutMs))
   }
+  endAttempt(traced, outcome)
+  return outcome
 }
 
 // CONTRACT: 429 and 503 carry Retry-After in whole seconds. A 429 did nothing, so anything may repeat
@@ -74,13 +89,13 @@ const delayBeforeRetry = (
 export const sendRequest = async (
   transport: Transport,
   url: string,
-  init: RequestInit,
+  init: Sent,
   repeatable: Repeatable,
 ): Promise<E.Either<NetworkFailure, ReadResponse>> => {
   const { maxAttempts, maxTotalWaitMs, defaultDelayMs } = transport.retry
   let waited = 0
   for (let attempts = 1; ; attempts++) {
-    const outcome = await attempt(transport, url, init)
+    const outcome = await attempt(transport, url, init, attempts - 1)
     const delay = delayBeforeRetry(outcome, repeatable, defaultDelayMs)
     if (delay === undefined || attempts >= maxAttempts || waited + delay > maxTotalWaitMs) return outcome
     await transport.sleep(delay)
