@@ -48,7 +48,9 @@ export const queryOnce = async <R = Record<string, unknown>>(
     }
   } finally {
     clearTimeout(timer)
-    await database.close()
+    // Its close() ends kysely, which never opened the pool: the pool is ended here, or its
+    // connections would idle on for 10 s, enough to exhaust max_connections under probes.
+    await database.pool.end()
   }
 }
 

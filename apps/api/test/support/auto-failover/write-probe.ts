@@ -1,5 +1,5 @@
 import type { FormationNode } from './data-node.js'
-import { queryOnce, urlOf } from './node-sql.js'
+import { queryOnce, sqlstateOf, urlOf } from './node-sql.js'
 
 /** Where writes went back, and the span in which no node of the formation took one. */
 export type WritableAgain = {
@@ -21,6 +21,14 @@ const INTERVAL_MS = 50
 // A commit that waits longer for its synchronous standby than this has not been acknowledged.
 const PROBE_TIMEOUT_MS = 1_000
 
+// A refusal: read-only (25006), shutting down or starting up (class 57), a broken or refused
+// connection (class 08, or none at all), no acknowledgement in time. Anything else (too many
+// connections, say) tells nothing of whether the node takes writes.
+const outcomeOf = (error: unknown): 'refused' | 'unknown' => {
+  const sqlstate = sqlstateOf(error)
+  return sqlstate === undefined || sqlstate === '25006' || /^(57|08)/.test(sqlstate) ? 'refused' : 'unknown'
+}
+
 /**
  * Writes a row every 50 ms on each node, on a new connection each time, until a node other than
  * `previous` acknowledges one. Every probe is a real INSERT: a promoted standby is not in recovery
@@ -38,23 +46,18 @@ export const waitForWritable = async (
   const probe = async (node: FormationNode) => {
     while (found === undefined && Date.now() - started < timeoutMs) {
       const startedAt = Date.now()
-      const ok = await queryOnce(urlOf(node, 'postgres'), PROBE, [], PROBE_TIMEOUT_MS).then(
-        () => true,
-        () => false,
+      const outcome = await queryOnce(urlOf(node, 'postgres'), PROBE, [], PROBE_TIMEOUT_MS).then(
+        () => 'ok' as const,
+        outcomeOf,
       )
       if (found !== undefined) return
-      if (node.name === previous.name)
-        previousRefusedFrom = ok ? undefined : (previousRefusedFrom ?? startedAt)
-      else if (!ok) lastRefused.set(node.name, startedAt)
-      else {
-        const at = Date.now()
+      if (outcome !== 'unknown' && node.name === previous.name)
+        previousRefusedFrom = outcome === 'ok' ? undefined : (previousRefusedFrom ?? startedAt)
+      else if (outcome === 'refused') lastRefused.set(node.name, startedAt)
+      else if (outcome === 'ok') {
         const from = previousRefusedFrom ?? startedAt
-        found = {
-          node,
-          at,
-          noWriterFrom: from,
-          noWriterUntil: Math.max(from, lastRefused.get(node.name) ?? from),
-        }
+        const until = Math.max(from, lastRefused.get(node.name) ?? from)
+        found = { node, at: Date.now(), noWriterFrom: from, noWriterUntil: until }
       }
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, INTERVAL_MS - (Date.now() - startedAt))))
     }
