@@ -183,6 +183,7 @@ describe('configuration from the environment', () => {
       kind: 'postgres',
       url,
       poolSize: 10,
+      maxLifetimeSeconds: 300,
       connectionTimeoutMs: 1000,
       statementTimeoutMs: 750,
       lockTimeoutMs: 500,
@@ -194,6 +195,21 @@ describe('configuration from the environment', () => {
     expect(problems({ STORAGE: 'postgres' })).toEqual(['STORAGE=postgres needs DATABASE_URL'])
     expect(problems({ DATABASE_URL: 'mysql://x' })).toEqual([
       'DATABASE_URL must be a postgres:// or postgresql:// connection URL',
+    ])
+    // Several hosts, as libpq writes them: read in full when the storage opens (connection-targets.ts).
+    const several = 'postgres://app@n1:5432,n2:5433/pets?target_session_attrs=read-write'
+    expect(config({ DATABASE_URL: several }).storage).toMatchObject({ kind: 'postgres', url: several })
+    // What cannot be honoured is refused by name, never quoting the password.
+    expect(problems({ DATABASE_URL: 'postgres://app:s3cret@n1,n2/pets?foo=1' })).toEqual([
+      'DATABASE_URL is refused: unknown parameter "foo"',
+    ])
+    expect(
+      problems({
+        DATABASE_DIRECT_URL: 'postgres://app:s3cret@n1/pets?target_session_attrs=writable',
+        DATABASE_URL: url,
+      }),
+    ).toEqual([
+      'DATABASE_DIRECT_URL is refused: parameter target_session_attrs has a bad value "writable" (any, read-write, read-only, primary, standby, prefer-standby)',
     ])
   })
 })

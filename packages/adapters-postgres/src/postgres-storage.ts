@@ -92,6 +92,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
   const database = createPostgresDatabase({
     ...pool,
     connectionString: url,
+    connectionStringName: names.url,
     ...(pooler === undefined ? {} : { pooler }),
     applicationName,
     onError: (error) => log('warn', 'a PostgreSQL connection broke; the pool replaces it', { err: error }),
@@ -107,7 +108,11 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
   // The adapters repeat the pool's lock timeout inside their writes by themselves.
   const adapterOptions = { onUnavailable }
   const apiKeys = createPostgresApiKeyStore(db, {
-    listen: { connectionString: sessionUrl, applicationName: `${applicationName}-api-keys` },
+    listen: {
+      connectionString: sessionUrl,
+      connectionStringName: sessionName,
+      applicationName: `${applicationName}-api-keys`,
+    },
     onError: (error) =>
       error instanceof ListenUnheardError
         ? log(
@@ -173,6 +178,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
       const session = createPostgresDatabase({
         ...pool,
         connectionString: sessionUrl,
+        connectionStringName: sessionName,
         // directUrl is a session by definition; `url` is checked (migrateToLatest refuses a pooler).
         pooler: options.directUrl === undefined ? (pooler ?? 'detect') : 'none',
         poolSize: 1,

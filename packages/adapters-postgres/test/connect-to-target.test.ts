@@ -1,8 +1,10 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import pg from 'pg'
 import { afterEach, describe, expect, inject, it } from 'vitest'
-import { connectToTarget, describeTargets, targetedClient } from '../src/runner/connect-to-target.js'
+import { connectToTarget, targetedClient } from '../src/runner/connect-to-target.js'
 import { parseConnectionTargets } from '../src/runner/connection-targets.js'
+import { describeTargets } from '../src/runner/describe-targets.js'
+import { isUnavailableError } from '../src/runner/unavailable.js'
 
 // The server of the global setup (TEST_DATABASE_URL, else one it found or started): a run without one fails.
 const server = new URL(inject('postgres').url)
@@ -153,9 +155,13 @@ describe('connectToTarget', () => {
     expect((await open(targets([silent.port, liveHost], 'connect_timeout=1'))).port).toBe(live.port)
     expect(Date.now() - started).toBeGreaterThanOrEqual(950)
     expect(Date.now() - started).toBeLessThan(3000)
-    expect((await failure(open(targets([silent.port], 'connect_timeout=1')))).message).toBe(
-      `no host accepted writes: 127.0.0.1:${silent.port} timeout expired`,
+    expect((await failure(open(targets([silent.port, silent.port], 'connect_timeout=1')))).message).toBe(
+      `no host accepted writes: 127.0.0.1:${silent.port} timeout expired; 127.0.0.1:${silent.port} timeout expired`,
     )
+    // One host fails as pg alone would, with pg's own error: a 503 (unavailable.ts), as before this module.
+    const alone = await failure(open(targets([silent.port], 'connect_timeout=1')))
+    expect(alone.message).toBe('timeout expired')
+    expect(isUnavailableError(alone)).toBe(true)
   })
 })
 

@@ -71,9 +71,9 @@ describe('parseConnectionTargets', () => {
     expect(hosts('postgres://:5433,n2/app')).toEqual(['localhost:5433', 'n2:5432'])
   })
 
-  it('percent-decodes the user, the password and the database, and keeps a "+"', () => {
-    const { base } = parse('postgres://us%40er:p%40ss%2Fw%3Fd@h/my%20db?options=-c+x')
-    expect(base).toEqual({ user: 'us@er', password: 'p@ss/w?d', database: 'my db', options: '-c+x' })
+  it('percent-decodes the user, the password and the database; a "+" in a query value is a space, as pg reads it', () => {
+    const { base } = parse('postgres://us%40er:p%40ss%2Fw%3Fd@h/my%20db?options=-c+x%2By')
+    expect(base).toEqual({ user: 'us@er', password: 'p@ss/w?d', database: 'my db', options: '-c x+y' })
   })
 
   it('ends the user info at the last "@", so an unencoded "@" in a password still works', () => {

@@ -15,6 +15,7 @@ export const withDatabase = async <A>(
     throw new UsageError(`"${command}" works on PostgreSQL: set DATABASE_URL (and not STORAGE=memory)`)
   const database = createPostgresDatabase({
     connectionString: config.storage.directUrl ?? config.storage.url,
+    connectionStringName: config.storage.directUrl === undefined ? 'DATABASE_URL' : 'DATABASE_DIRECT_URL',
     // DATABASE_DIRECT_URL is a session by definition; DATABASE_URL may be a pooler (migrations refuse one).
     pooler: config.storage.directUrl === undefined ? 'detect' : 'none',
     connectionTimeoutMs: config.storage.connectionTimeoutMs,

@@ -1,3 +1,4 @@
+import { ConnectionStringError, parseConnectionTargets } from '@pets/adapters-postgres/connection-string'
 import { clientAddressFinder, type TrustedProxies } from '@pets/adapters-http'
 import * as t from 'io-ts'
 import { isIP } from 'node:net'
@@ -78,14 +79,24 @@ export const httpUrl = new t.Type<string, string, unknown>(
   String,
 )
 
-/** A postgres:// or postgresql:// connection URL. */
+/**
+ * A postgres:// or postgresql:// connection URI, read as the storage will read it (libpq's, several hosts
+ * too): a parameter it cannot honour is refused here, by name, before anything starts.
+ */
 export const postgresUrl = new t.Type<string, string, unknown>(
   'PostgresURL',
   (u): u is string => typeof u === 'string',
-  (u, c) =>
-    typeof u === 'string' && /^postgres(ql)?:\/\//.test(u) && URL.canParse(u)
-      ? t.success(u)
-      : t.failure(u, c, 'must be a postgres:// or postgresql:// connection URL'),
+  (u, c) => {
+    if (typeof u !== 'string' || !/^postgres(ql)?:\/\//.test(u))
+      return t.failure(u, c, 'must be a postgres:// or postgresql:// connection URL')
+    try {
+      parseConnectionTargets(u, { defaultTargetSessionAttrs: 'any' })
+      return t.success(u)
+    } catch (error) {
+      if (!(error instanceof ConnectionStringError)) throw error
+      return t.failure(u, c, `is refused: ${error.problem}`)
+    }
+  },
   String,
 )
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
+import type pg from 'pg'
 import { destroySocket } from './broken-connections.js'
+import { connectionConfig } from './connection-config.js'
 import { BACKEND_PID, startupKeyIsNotTheServers } from './pooler.js'
 import { asError } from './as-error.js'
 
@@ -8,6 +9,8 @@ import { asError } from './as-error.js'
 export type ListenOptions = {
   /** A session outside the pool: PostgreSQL itself or a pooler in session mode, never in transaction mode. */
   readonly connectionString: string
+  /** Its name in the host's configuration, for the message that refuses it; `listen.connectionString` unless given. */
+  readonly connectionStringName?: string
   /** Shown in pg_stat_activity; `api-keys-listener` unless given. */
   readonly applicationName?: string
   /** How long to wait for the connection, and for each of its statements; 5000 ms unless given. */
@@ -138,16 +141,21 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
     }
   }
 
+  const connection = connectionConfig(
+    options.connectionString,
+    undefined,
+    options.connectionStringName ?? 'listen.connectionString',
+  )
   const connect = async (): Promise<void> => {
     if (closed) return
-    const client = new pg.Client({
-      connectionString: options.connectionString,
+    const client = new connection.Client({
       application_name: options.applicationName ?? 'api-keys-listener',
       connectionTimeoutMillis: timeoutMs,
       query_timeout: timeoutMs,
       // As the pool's: a silent path is noticed within about 15 s even while idle, besides the heartbeat.
       keepAlive: true,
       keepAliveInitialDelayMillis: 5000,
+      ...connection.settings,
     })
     current = client
     client.on('error', (error) => void lost(client, error))

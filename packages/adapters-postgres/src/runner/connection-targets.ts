@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs'
 import type pg from 'pg'
+import { tlsSettings, type BadValue } from './tls-settings.js'
 
 /** The session a connection must find, in libpq's words (its parameter target_session_attrs). */
 export type TargetSessionAttrs = 'any' | 'read-write' | 'read-only' | 'primary' | 'standby' | 'prefer-standby'
@@ -18,9 +18,9 @@ export type ConnectionTargets = {
   readonly base: pg.ClientConfig
 }
 
-/** How to read a URI: the target when it names none, and the name messages give it (DATABASE_URL unless given). */
+/** How to read a URI: the target when it names none (by its number of hosts), and the name messages give it. */
 export type TargetOptions = {
-  readonly defaultTargetSessionAttrs: TargetSessionAttrs
+  readonly defaultTargetSessionAttrs: TargetSessionAttrs | ((hosts: number) => TargetSessionAttrs)
   readonly label?: string
 }
 
@@ -41,6 +41,17 @@ const NOT_SUPPORTED = words(
 )
 
 type Fail = (message: string) => Error
+
+/** A connection string refused: `label` (the variable's name) and the `problem`, never the password. */
+export class ConnectionStringError extends Error {
+  override readonly name = 'ConnectionStringError'
+  constructor(
+    readonly label: string,
+    readonly problem: string,
+  ) {
+    super(`${label}: ${problem}`)
+  }
+}
 type Decode = (text: string, what: string) => string
 
 /**
@@ -49,7 +60,7 @@ type Decode = (text: string, what: string) => string
  * is in `base`, as pg wants it: log describeTargets, not the object.
  */
 export const parseConnectionTargets = (uri: string, options: TargetOptions): ConnectionTargets => {
-  const fail: Fail = (message) => new Error(`${options.label ?? 'DATABASE_URL'}: ${message}`)
+  const fail: Fail = (message) => new ConnectionStringError(options.label ?? 'DATABASE_URL', message)
   // Hand-written, not pg-connection-string: that parser (WHATWG URL under it) takes one host only, and this
   // package does not depend on it. indexOf, slice and split only: linear in the input.
   const scheme = ['postgresql://', 'postgres://'].find((prefix) => uri.startsWith(prefix))
@@ -63,7 +74,7 @@ export const parseConnectionTargets = (uri: string, options: TargetOptions): Con
   const decode: Decode = (text, what) => {
     let value: string
     try {
-      value = decodeURIComponent(text) // libpq decodes %XX only: a '+' stays a '+'
+      value = decodeURIComponent(text)
     } catch {
       throw fail(`${what} is not valid percent-encoding`)
     }
@@ -83,7 +94,8 @@ export const parseConnectionTargets = (uri: string, options: TargetOptions): Con
     const named = key.includes('@') || key.includes('/') ? `in query item ${index + 1}${hint}` : `"${key}"`
     if (!TEXT.has(key) && !READ_HERE.has(key)) throw fail(`unknown parameter ${named}`)
     if (params.has(key)) throw fail(`parameter "${key}" is given twice`)
-    params.set(key, decode(rawValue, `parameter "${key}"`))
+    // A '+' is a space in a query value, as pg and URLSearchParams write it (libpq keeps it: %2B is a '+').
+    params.set(key, decode(rawValue.replaceAll('+', ' '), `parameter "${key}"`))
   })
   const once = (key: string, raw: string | undefined, what: string): string | undefined => {
     const inUri = raw === undefined || raw === '' ? undefined : decode(raw, what)
@@ -109,9 +121,13 @@ export const parseConnectionTargets = (uri: string, options: TargetOptions): Con
   const database = once('dbname', path, 'the database name')
   const who = { ...(user && { user }), ...(password && { password }), ...(database && { database }) }
   const text = Object.fromEntries([...params].filter(([key]) => TEXT.has(key)))
+  const hosts = hostList(fromUri, params, fail)
+  const byDefault = options.defaultTargetSessionAttrs
   return {
-    hosts: hostList(fromUri, params, fail),
-    targetSessionAttrs: pick('target_session_attrs', SESSION_ATTRS) ?? options.defaultTargetSessionAttrs,
+    hosts,
+    targetSessionAttrs:
+      pick('target_session_attrs', SESSION_ATTRS) ??
+      (typeof byDefault === 'function' ? byDefault(hosts.length) : byDefault),
     loadBalanceHosts: pick('load_balance_hosts', ['disable', 'random']) ?? 'disable',
     ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
     base: { ...who, ...text, ...tlsSettings(params, pick, badValue) },
@@ -166,34 +182,4 @@ const portNumber = (text: string, index: number, fail: Fail): number => {
   const port = isInteger(text) && !text.startsWith('-') ? Number(text) : 0
   if (port < 1 || port > 65535) throw fail(`port ${index + 1} is not a number from 1 to 65535`)
   return port
-}
-
-type BadValue = (key: string, allowed: ReadonlyArray<string>) => Error
-type Pick = <T extends string>(key: string, allowed: ReadonlyArray<T>) => T | undefined
-
-// pg's reading of the TLS parameters (pg-connection-string 2, without uselibpqcompat): prefer, require and
-// verify-ca verify the certificate and the host name as verify-full does; prefer never falls back to plain text.
-const tlsSettings = (params: Map<string, string>, pick: Pick, badValue: BadValue): pg.ClientConfig => {
-  const mode = pick('sslmode', ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'])
-  const flag = pick('ssl', ['true', '1', 'false', '0'])
-  const negotiation = pick('sslnegotiation', ['postgres', 'direct'])
-  const files = (['sslrootcert', 'sslcert', 'sslkey'] as const).filter((key) => params.has(key))
-  let ssl: pg.ClientConfig['ssl'] = flag === undefined ? undefined : flag === 'true' || flag === '1'
-  if (mode !== undefined || files.length > 0) ssl = mode === 'no-verify' ? { rejectUnauthorized: false } : {}
-  if (mode === 'disable') ssl = false
-  if (negotiation === 'direct' && ssl === false) throw badValue('sslnegotiation', ['postgres, TLS being off'])
-  if (negotiation === 'direct') ssl = ssl ?? true
-  if (typeof ssl === 'object') {
-    const field = { sslrootcert: 'ca', sslcert: 'cert', sslkey: 'key' } as const
-    for (const key of files) {
-      const file = params.get(key) ?? ''
-      if (key === 'sslrootcert' && file === 'system') continue // libpq 16: the system's CAs, node's default
-      try {
-        ssl[field[key]] = readFileSync(file, 'utf8')
-      } catch (error) {
-        throw badValue(key, [`a file to read: ${(error as { code?: string }).code ?? String(error)}`])
-      }
-    }
-  }
-  return { ...(ssl === undefined ? {} : { ssl }), ...(negotiation && { sslnegotiation: negotiation }) }
 }

@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { ConnectionFacts, PostgresHandle, StatementRunner } from './postgres-handle.js'
+import { connectionConfig } from './connection-config.js'
 import { guardPool } from './guarded-pool.js'
 import { poolerAwareness, type PoolerMode } from './pooler.js'
 import type { Database } from './schema.js'
@@ -9,7 +10,6 @@ import {
   perTransactionSettings,
   sessionSettings,
   startupOptions,
-  withOptions,
   type KeepAliveOptions,
 } from './session-settings.js'
 
@@ -19,7 +19,10 @@ export type { PoolerMode } from './pooler.js'
 
 /** How to reach PostgreSQL, and how long to wait for it. */
 export type PostgresDatabaseOptions = {
+  /** A postgres:// URI (several hosts, target_session_attrs: connection-config.ts) or pg's key=value string. */
   readonly connectionString: string
+  /** The connection string's name in the host's configuration, for the message that refuses it. */
+  readonly connectionStringName?: string
   /** Connections in the pool; 10 unless given. */
   readonly poolSize?: number
   /** How long a call waits for a connection before it fails; 1000 ms unless given. */
@@ -83,11 +86,12 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
   const onError = options.onError ?? (() => {})
   const mode = options.pooler ?? 'detect'
   const send = options.sendSessionSettings !== false
+  const connection = connectionConfig(
+    options.connectionString,
+    send && mode !== 'transaction' ? startupOptions(settings) : undefined,
+    options.connectionStringName ?? 'connectionString',
+  )
   const pool = new pg.Pool({
-    ...withOptions(
-      options.connectionString,
-      send && mode !== 'transaction' ? startupOptions(settings) : undefined,
-    ),
     max: options.poolSize ?? 10,
     maxLifetimeSeconds: options.maxLifetimeSeconds ?? DEFAULT_MAX_LIFETIME_SECONDS,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 1000,
@@ -98,6 +102,9 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
     keepAlive: true,
     keepAliveInitialDelayMillis: keepAlive.idleMs,
     types: int8AsText(),
+    // After the rest: the connection string's own parameters win, as pg lets them.
+    ...connection.settings,
+    Client: connection.Client,
   })
   // Without them, a backend terminated while its client idles in the pool emits an 'error' nobody hears, and
   // Node ends the process; the query that meets the broken connection becomes StoreUnavailable on its own.

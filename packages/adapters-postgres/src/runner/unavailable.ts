@@ -35,6 +35,7 @@ const inRecovery = ({ code, message }: { code?: unknown; message?: unknown }): b
 const PG_MESSAGES = [
   /^Connection terminated/,
   /timeout exceeded when trying to connect/,
+  /^timeout expired$/,
   /^Query read timeout/,
   /is not queryable/,
   /^Cannot use a pool after calling end on the pool/,
