@@ -22,6 +22,14 @@ const TRANSPORTS: Record<string, FollowMode | undefined> = {
   'proxy, keep': { kind: 'keep' },
   [`proxy, late ${LATE_MS} ms`]: { kind: 'late', ms: LATE_MS },
 }
+// The demoted node back as a read-only standby while the proxy still sends it new connections, as an
+// endpoint that follows late does: the connections it took answer 25006 until the pool drops them.
+const STALE_MS_AFTER_SWITCHOVER = 1_500
+let staleOverAt: number | undefined
+const STALE: FollowMode = {
+  kind: 'stale',
+  over: () => staleOverAt !== undefined && Date.now() >= staleOverAt,
+}
 const EVENTS = {
   switchover: (formation: Formation) => formation.performSwitchover(),
   'primary killed': async (formation: Formation) => void (await formation.killPrimary()),
@@ -44,6 +52,7 @@ describe('the service while pg_auto_failover changes the primary, under load', (
   const scenario = async (transport: string, mode: FollowMode | undefined, event: keyof typeof EVENTS) => {
     const row: Record<string, unknown> = { scenario: `${event}, ${transport}` }
     summary.push(row)
+    staleOverAt = undefined
     try {
       const formation = await startFormation()
       cleanups.push(formation.stop)
@@ -69,8 +78,11 @@ describe('the service while pg_auto_failover changes the primary, under load', (
 
       const eventAt = Date.now()
       const done = EVENTS[event](formation)
-      const writable = await formation.waitForNewPrimaryWritable(first)
+      const newPrimary = await formation.waitForNewPrimaryWritable(first)
       await done
+      // With a stale endpoint, writes can come back only once it follows: the bounds count from then.
+      if (mode === STALE) staleOverAt = Date.now() + STALE_MS_AFTER_SWITCHOVER
+      const writable = { ...newPrimary, at: Math.max(newPrimary.at, staleOverAt ?? 0) }
       // Long enough to see the first 201 and /readyz settle, then some more.
       await pause(writable.at + FIRST_201_WITHIN_MS + 2_000 - Date.now())
       const samples = await load.stop()
@@ -87,6 +99,8 @@ describe('the service while pg_auto_failover changes the primary, under load', (
         .split('\n')
         .filter((l) => l.includes('"sqlstate":"25006"')).length
       expect(svc.output()).not.toContain('"status":500')
+      // The stale endpoint did hand the service sessions on the demoted node (else it tested nothing).
+      if (mode === STALE) expect(row['readOnlyLogLines']).toBeGreaterThan(0)
       expect(problems, `${row['scenario']}: ${JSON.stringify(row)}`).toEqual([])
     } catch (error) {
       row['error'] ??= (error instanceof Error ? error.message : String(error))
@@ -103,4 +117,9 @@ describe('the service while pg_auto_failover changes the primary, under load', (
         { timeout: 180_000 },
         () => scenario(transport, mode, event),
       )
+  it(
+    `switchover, through a proxy that sends new connections to the demoted node until it is a read-only standby: the pool drops them, writes back within ${FIRST_201_WITHIN_MS} ms of the proxy following`,
+    { timeout: 180_000 },
+    () => scenario('proxy, stale until the demoted node is a standby', STALE, 'switchover'),
+  )
 })

@@ -8,10 +8,14 @@ export type ProxyTarget = { readonly host: string; readonly port: number }
  * What a change of primary does to connections. `cut`: every connection to the old node is reset
  * (HAProxy's on-marked-down shutdown-sessions). `keep`: they stay as they are, the demoted node
  * reachable and read-only (HAProxy's default; a DNS flip). `late`: for `ms` after the change, NEW
- * connections still go to the old node, as from a client holding a cached DNS answer.
+ * connections still go to the old node, as from a client holding a cached DNS answer; `stale`: the same
+ * until `over()` says so (the test ends it once the old node is back as a read-only standby).
  */
 export type FollowMode =
-  { readonly kind: 'cut' } | { readonly kind: 'keep' } | { readonly kind: 'late'; readonly ms: number }
+  | { readonly kind: 'cut' }
+  | { readonly kind: 'keep' }
+  | { readonly kind: 'late'; readonly ms: number }
+  | { readonly kind: 'stale'; readonly over: () => boolean }
 
 export type FollowPrimaryOptions<T extends ProxyTarget> = {
   readonly mode: FollowMode
@@ -44,6 +48,7 @@ export const startFollowPrimaryProxy = async <T extends ProxyTarget>(o: FollowPr
   // Both sockets of every open connection, by the node it reaches.
   const open = new Map<Socket, T>()
   const server = createServer((client) => {
+    if (late !== undefined && o.mode.kind === 'stale' && o.mode.over()) late = { ...late, until: Date.now() }
     const to = late !== undefined && Date.now() < late.until ? late.to : target
     const upstream = connect({ host: to.host, port: to.port })
     for (const socket of [client, upstream]) {
@@ -66,6 +71,7 @@ export const startFollowPrimaryProxy = async <T extends ProxyTarget>(o: FollowPr
     target = to
     switches.push({ at: Date.now(), from, to })
     if (o.mode.kind === 'late') late = { to: from, until: Date.now() + o.mode.ms }
+    if (o.mode.kind === 'stale') late = { to: from, until: Number.POSITIVE_INFINITY }
     if (o.mode.kind === 'cut') for (const [socket, node] of open) if (same(node, from)) socket.destroy()
   }
   let closed = false
@@ -83,6 +89,8 @@ export const startFollowPrimaryProxy = async <T extends ProxyTarget>(o: FollowPr
     port,
     /** The node new connections go to now (in `late` mode, after the lag). */
     target: (): T => target,
+    /** When new connections last stopped going to the old node (`late`, `stale`), else undefined. */
+    lateUntil: (): number | undefined => late?.until,
     /** Every change of target so far. */
     switches: (): ReadonlyArray<Switch<T>> => switches,
     /** How many connections pass through it now. */
