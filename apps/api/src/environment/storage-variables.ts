@@ -13,7 +13,8 @@ export const DATABASE_URL = optional({
         ? []
         : ['APP_ENV=production needs PostgreSQL: set DATABASE_URL (and not STORAGE=memory)'],
   },
-  meaning: 'PostgreSQL connection URL; when set, pets are kept there',
+  meaning:
+    'PostgreSQL connection URI, as libpq reads it (several hosts, `target_session_attrs`: see "A database failover"); when set, pets are kept there',
 })
 
 /** STORAGE: `memory` even when DATABASE_URL is set. */
