@@ -1,8 +1,10 @@
+import { context } from '@opentelemetry/api'
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
 import { asError } from './as-error.js'
 import { destroySocket } from './broken-connections.js'
 import { guardQueries, type Tracked } from './guarded-query.js'
+import { endStatementSpan, poolWaitSpan, recording, startStatementSpan } from './statement-spans.js'
 import {
   submitStatement,
   type RunDone,
@@ -141,15 +143,25 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     statement: Statement<Row>,
     values: ReadonlyArray<string | null>,
     done: RunDone<Row>,
-  ): void =>
+  ): void => {
+    // The caller's context, read now (a port reads it when it is called): its spans are children of it.
+    const parent = context.active()
+    const traced = recording(parent)
+    const askedAt = traced ? Date.now() : 0
     checkOut((error, entry) => {
+      if (traced) poolWaitSpan(parent, askedAt, error)
       if (error !== undefined) return done(asError(error), [])
-      const send = <R>(s: Statement<R>, v: ReadonlyArray<string | null>, then: RunDone<R>) =>
+      const send = <R>(s: Statement<R>, v: ReadonlyArray<string | null>, then: RunDone<R>) => {
+        const span = traced ? startStatementSpan(s, entry!.client, parent) : undefined
         guarded<Array<R>>(
           entry!,
           (answered) => submit(entry!.client, s, v, answered),
-          (failure, rows) => then(failure === undefined ? undefined : asError(failure), rows ?? []),
+          (failure, rows) => {
+            endStatementSpan(span, failure)
+            then(failure === undefined ? undefined : asError(failure), rows ?? [])
+          },
         )
+      }
       const last: RunDone<Row> = (failure, rows) => {
         entry!.wrapper.release()
         done(failure, rows)
@@ -159,6 +171,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
         failure === undefined ? send(statement, values, last) : last(failure, []),
       )
     })
+  }
 
   const checkedOut = () =>
     new Promise<Tracked>((resolve, reject) =>

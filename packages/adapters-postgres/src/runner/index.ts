@@ -33,6 +33,7 @@ export type {
   PetsTable,
 } from './schema.js'
 export type { RunPrepared, RunPreparedAfter, Statement } from './statement.js'
+export { endStatementSpan, startStatementSpan } from './statement-spans.js'
 export {
   classifyStoreError,
   isUnavailableError,

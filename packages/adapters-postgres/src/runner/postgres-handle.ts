@@ -3,6 +3,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
 import { asError } from './as-error.js'
 import type { Database } from './schema.js'
 import type { RunPrepared, RunPreparedAfter } from './statement.js'
+import { endStatementSpan, startStatementSpan } from './statement-spans.js'
 
 /** What the pool found out about the path to PostgreSQL. */
 export type ConnectionFacts = {
@@ -58,7 +59,12 @@ const asText = (value: unknown): string | null => {
  * given to the decoder as text), two in turn as they come, and no pooler is assumed.
  */
 export const fromKysely = (db: Kysely<Database>, options: FromKyselyOptions = {}): PostgresHandle => {
-  const runPrepared: RunPrepared = (statement, values, done) =>
+  const runPrepared: RunPrepared = (statement, values, done) => {
+    const span = startStatementSpan(statement, {})
+    const end: typeof done = (error, rows) => {
+      endStatementSpan(span, error)
+      done(error, rows)
+    }
     void db.executeQuery(CompiledQuery.raw(statement.text, [...values])).then(
       ({ rows }) => {
         let decoded
@@ -67,12 +73,13 @@ export const fromKysely = (db: Kysely<Database>, options: FromKyselyOptions = {}
             statement.decode(statement.columns.map((column) => asText(row[column]))),
           )
         } catch (error) {
-          return done(asError(error), [])
+          return end(asError(error), [])
         }
-        done(undefined, decoded)
+        end(undefined, decoded)
       },
-      (error: unknown) => done(asError(error), []),
+      (error: unknown) => end(asError(error), []),
     )
+  }
   return {
     db,
     runner: {

@@ -7,6 +7,8 @@ import { asError } from './as-error.js'
  */
 export type Statement<Row> = {
   readonly text: string
+  /** What its span is named (`SELECT pets`), when reading the text would not tell (query-summary.ts). */
+  readonly summary?: string
   readonly columns: ReadonlyArray<string>
   /** May throw: the run then fails with what it threw (a defect, not the store's fault). */
   readonly decode: (fields: ReadonlyArray<string | null>) => Row

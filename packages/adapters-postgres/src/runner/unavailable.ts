@@ -1,6 +1,8 @@
+import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api'
 import { storeRefusesWrites, storeUnavailable, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
+import { tracer } from './tracer.js'
 
 // The network could not reach the server, or the connection broke.
 const NODE_CODES = new Set([
@@ -146,13 +148,33 @@ export const storeCall =
   () =>
     new Promise((resolve, reject) => {
       let attempt = 1
-      const ok = (value: A) => resolve(E.right(value))
+      // The caller's context, read now: a retry, later, runs as a child span of it (when it records).
+      const parent = context.active()
+      let retry: Span | undefined
+      const ended = (error?: unknown) => {
+        if (retry === undefined) return
+        if (error !== undefined) retry.setStatus({ code: SpanStatusCode.ERROR })
+        retry.end()
+      }
+      const ok = (value: A) => {
+        ended()
+        resolve(E.right(value))
+      }
       const fail = (error: unknown) => {
         const kind = classifyStoreError(error)
+        if (kind !== 'retry' || attempt > 1) ended(error)
         if (kind === 'defect') return reject(error)
         if (kind === 'retry' && attempt === 1) {
           attempt++
-          return begin()
+          if (trace.getSpan(parent)?.isRecording() !== true) return begin()
+          retry = tracer().startSpan(
+            `retry ${options.operation ?? 'unknown'}`,
+            {
+              attributes: { 'retry.attempt': attempt, 'db.response.status_code': sqlstateOf(error) ?? '' },
+            },
+            parent,
+          )
+          return context.with(trace.setSpan(parent, retry), begin)
         }
         report(options, error, attempt > 1)
         resolve(E.left(refusesWrites(error) ? storeRefusesWrites(error) : storeUnavailable(error)))

@@ -62,6 +62,7 @@ const MAX_ID = '9223372036854775807'
 
 /** The page (`filter`, by id, `limit` rows) below the horizon, and a marker row when a pet lies above it. */
 export const listingStatement = (filter: string, limit: string): Statement<ListRow> => ({
+  summary: 'SELECT pets',
   text: `WITH horizon AS MATERIALIZED (
       SELECT min(lowest_id) AS below, bool_or(expires_at < clock_timestamp()) AS expired
       FROM pet_insert_intents WHERE intent IS NOT NULL)

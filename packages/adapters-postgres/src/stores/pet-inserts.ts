@@ -1,7 +1,14 @@
+import { context, ROOT_CONTEXT, type Span } from '@opentelemetry/api'
 import type { Pet, PetData } from '@pets/domain'
 import { randomUUID } from 'node:crypto'
 import { REGISTER_INTENT } from './insert-intents.js'
-import type { RunPrepared, RunPreparedAfter, Statement } from '../runner/index.js'
+import {
+  endStatementSpan,
+  startStatementSpan,
+  type RunPrepared,
+  type RunPreparedAfter,
+  type Statement,
+} from '../runner/index.js'
 
 /** The most creations one statement carries; more wait for the next. */
 export const MAX_INSERT_BATCH = 256
@@ -24,13 +31,16 @@ export const batchStatements = <Item>(
     let size = 1
     while (size < Math.min(max, queue.length) && fits(queue[0]!, queue[size]!)) size++
     busy = true
-    send(
-      queue.splice(0, size),
-      () => {
-        busy = false
-        if (queue.length > 0) next()
-      },
-      waiting,
+    // Outside any request's context: each item carries its own span (carry), none is the statement's parent.
+    context.with(ROOT_CONTEXT, () =>
+      send(
+        queue.splice(0, size),
+        () => {
+          busy = false
+          if (queue.length > 0) next()
+        },
+        waiting,
+      ),
     )
   }
   return (item) => {
@@ -43,6 +53,18 @@ type Waiting = {
   readonly pet: PetData
   readonly ok: (pet: Pet) => void
   readonly fail: (error: unknown) => void
+  readonly span: Span | undefined
+}
+
+/**
+ * The span of a creation that a batch carries, a child of its request's (the active context, read as it is
+ * queued): from its queueing to its batch's end, named by the statement (`INSERT pets`), with the batch's size.
+ */
+export const carry = (statement: Statement<unknown>): Span | undefined => startStatementSpan(statement, {})
+
+/** Ends the spans of a batch's creations, with the batch's error if it failed. */
+export const delivered = (batch: ReadonlyArray<{ readonly span: Span | undefined }>, error: unknown) => {
+  for (const { span } of batch) endStatementSpan(span, error, batch.length)
 }
 
 /** Adds pets, each creation answered with its pet or the error of the insert that carried it. */
@@ -101,6 +123,7 @@ export const batchPetInserts = (
     const claim = live ?? randomUUID()
     const values = [lockTimeout, asJson(batch), slot, claim, randomUUID(), lifetime]
     const done = (error: Error | undefined, rows: Array<Pet>) => {
+      delivered(batch, error)
       live = error === undefined && rows.length > 0 ? values[4]! : undefined
       if (error !== undefined) for (const w of batch) w.fail(error)
       else answer(batch, rows)
@@ -113,7 +136,7 @@ export const batchPetInserts = (
     if (live !== undefined) runOne(statements.insert, values, done)
     else run(REGISTER_INTENT, [slot, claim, lifetime], statements.insert, values, done)
   })
-  return (pet, ok, fail) => enqueue({ pet, ok, fail })
+  return (pet, ok, fail) => enqueue({ pet, ok, fail, span: carry(statements.insert) })
 }
 
 /**
@@ -127,10 +150,11 @@ export const batchPetInsertsAlone = (
 ): PetInserts => {
   const enqueue = batchStatements<Waiting>(MAX_INSERT_BATCH, (batch, ended) =>
     run(insert, [lockTimeout, asJson(batch)], (error, rows) => {
+      delivered(batch, error)
       ended()
       if (error !== undefined) for (const w of batch) w.fail(error)
       else answer(batch, rows)
     }),
   )
-  return (pet, ok, fail) => enqueue({ pet, ok, fail })
+  return (pet, ok, fail) => enqueue({ pet, ok, fail, span: carry(insert) })
 }

@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api'
 import {
   idempotencyKeyInUse,
   idempotencyKeyReused,
@@ -23,7 +24,7 @@ import {
 } from '../runner/index.js'
 import { REGISTER_INTENT } from './insert-intents.js'
 import { removeExpiredRecords } from './expired-records.js'
-import { batchStatements, MAX_INSERT_BATCH } from './pet-inserts.js'
+import { batchStatements, carry, delivered, MAX_INSERT_BATCH } from './pet-inserts.js'
 import { toPet } from './to-pet-id.js'
 
 /** Options of the idempotent creations on PostgreSQL. */
@@ -83,6 +84,7 @@ type Waiting = {
   readonly creation: IdempotentCreation
   readonly ok: (answer: Answer) => void
   readonly fail: (error: unknown) => void
+  readonly span: Span | undefined
 }
 
 const elementOf = ({ owner, key, fingerprint, pet }: IdempotentCreation) =>
@@ -136,6 +138,7 @@ export const createPostgresIdempotentPetCreations = (
       const at = byRequest ? first.at.toISOString() : null
       const values = [asJson(batch), at, String(windowOf(first)), lockTimeoutMs]
       const answered = (error: Error | undefined, rows: ReadonlyArray<Row>) => {
+        delivered(batch, error)
         ended()
         for (const w of batch) performing.delete(keyOf(w.creation))
         if (error !== undefined) for (const w of batch) w.fail(error)
@@ -167,7 +170,7 @@ export const createPostgresIdempotentPetCreations = (
           // Queued or under way here: its statement has not ended, so this is a repeat meanwhile.
           if (performing.has(key)) return ok(IN_USE)
           performing.add(key)
-          enqueue({ creation, ok, fail })
+          enqueue({ creation, ok, fail, span: carry(createOnce) })
         }, onAddOnce),
         TE.flatMap(TE.fromEither),
       ),

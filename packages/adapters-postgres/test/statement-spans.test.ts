@@ -1,0 +1,120 @@
+import { context, SpanKind, trace } from '@opentelemetry/api'
+import type { PageCursor, PetData } from '@pets/domain'
+import { run, runLeft } from '@pets/domain/testing'
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createPostgresPetRepository } from '../src/index.js'
+import { storeCall } from '../src/runner/unavailable.js'
+import { querySummary } from '../src/runner/query-summary.js'
+import { useFreshDatabases } from './support/use-fresh-databases.js'
+
+const exported = new InMemorySpanExporter()
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exported)] })
+beforeAll(() => provider.register())
+afterAll(async () => {
+  await provider.shutdown()
+  trace.disable()
+  context.disable()
+})
+afterEach(() => exported.reset())
+
+const REX = { name: 'Rex', categoryId: 1, status: 'available' } as PetData
+const everything = { limit: 20, after: 0 as PageCursor }
+// What a request's handler does: calls a port while its span is the active one.
+const inRequest = <A>(call: () => Promise<A>): Promise<A> => {
+  const request = provider.getTracer('test').startSpan('GET /v1/pets', { kind: SpanKind.SERVER })
+  return context.with(trace.setSpan(context.active(), request), call).finally(() => request.end())
+}
+const spans = () => exported.getFinishedSpans()
+const request = () => spans().find((s) => s.name === 'GET /v1/pets')!
+
+describe('a span per database statement, a child of the request that ran it', () => {
+  const { open } = useFreshDatabases()
+
+  it('names a listing by its summary, with the stable conventions and no parameter value', async () => {
+    const fresh = await open()
+    const pets = createPostgresPetRepository(fresh)
+    await inRequest(() => run(pets.list({ ...everything, status: 'sold' })))
+    const statement = spans().find((s) => s.name === 'SELECT pets')!
+    expect(statement.kind).toBe(SpanKind.CLIENT)
+    expect(statement.parentSpanContext?.spanId).toBe(request().spanContext().spanId)
+    expect(statement.attributes).toMatchObject({
+      'db.system.name': 'postgresql',
+      'db.namespace': fresh.name,
+      'db.operation.name': 'SELECT',
+      'db.query.summary': 'SELECT pets',
+      'server.address': expect.any(String),
+      'server.port': expect.any(Number),
+    })
+    expect(JSON.stringify(statement.attributes)).not.toContain('sold')
+  })
+
+  it('gives each creation of a batch its own span, with the batch size, a child of its own request', async () => {
+    const fresh = await open()
+    const pets = createPostgresPetRepository(fresh)
+    await Promise.all([1, 2, 3].map(() => inRequest(() => run(pets.add(REX)))))
+    const inserts = spans().filter((s) => s.name === 'INSERT pets')
+    const requests = spans().filter((s) => s.name === 'GET /v1/pets')
+    expect(inserts).toHaveLength(3)
+    expect(new Set(inserts.map((s) => s.parentSpanContext?.spanId))).toEqual(
+      new Set(requests.map((r) => r.spanContext().spanId)),
+    )
+    // The first went alone; the two that came while it was under way, together.
+    expect(inserts.map((s) => s.attributes['db.operation.batch.size'] ?? 1).sort()).toEqual([1, 2, 2])
+  })
+
+  it('ends a failed statement with its SQLSTATE and error.type', async () => {
+    const fresh = await open()
+    await fresh.pool.query('ALTER TABLE pets RENAME TO pets_elsewhere')
+    const pets = createPostgresPetRepository(fresh)
+    await inRequest(() => runLeft(pets.list(everything)).catch(() => undefined))
+    const failed = spans().find((s) => s.name === 'SELECT pets')!
+    expect(failed.attributes).toMatchObject({ 'db.response.status_code': '42P01', 'error.type': '42P01' })
+    expect(failed.status.code).toBe(2)
+  })
+
+  it('shows a wait for a pooled connection that lasted 5 ms or more, and each retry of a call', async () => {
+    const fresh = await open({ poolSize: 1 })
+    const client = await fresh.pool.connect()
+    const list = inRequest(() => run(createPostgresPetRepository(fresh).list(everything)))
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    client.release()
+    const held = await list
+    expect(held).toEqual([])
+    const wait = spans().find((s) => s.name === 'postgresql pool wait')!
+    expect(wait.parentSpanContext?.spanId).toBe(request().spanContext().spanId)
+    expect(wait.duration[0] * 1000 + wait.duration[1] / 1e6).toBeGreaterThanOrEqual(25)
+
+    exported.reset()
+    let attempts = 0
+    const flaky = storeCall<string>(
+      (ok, fail) =>
+        ++attempts === 1 ? fail(Object.assign(new Error('deadlock'), { code: '40P01' })) : ok('done'),
+      { operation: 'pets.add' },
+    )
+    expect(await inRequest(() => run(flaky))).toBe('done')
+    const retry = spans().find((s) => s.name === 'retry pets.add')!
+    expect(retry.parentSpanContext?.spanId).toBe(request().spanContext().spanId)
+    expect(retry.attributes).toMatchObject({ 'retry.attempt': 2, 'db.response.status_code': '40P01' })
+  })
+
+  it('makes no span outside a request that records', async () => {
+    const fresh = await open()
+    await run(createPostgresPetRepository(fresh).list(everything))
+    expect(spans()).toEqual([])
+  })
+
+  it('summarises statements as the conventions ask: the main operation after any WITH, and its target', () => {
+    expect(querySummary('WITH a AS (UPDATE x SET y = 1) INSERT INTO pets (name) SELECT 1 FROM a')).toEqual({
+      operation: 'INSERT',
+      text: 'INSERT pets',
+    })
+    expect(querySummary('select * from "api_keys" where "digest" = $1').text).toBe('SELECT api_keys')
+    expect(querySummary('SELECT * FROM create_pets_once($1, $2)').text).toBe('SELECT create_pets_once')
+    expect(querySummary("UPDATE pet_insert_intents SET note = 'a ( b' WHERE slot = $1").text).toBe(
+      'UPDATE pet_insert_intents',
+    )
+    expect(querySummary('SELECT 1').text).toBe('SELECT')
+    expect(querySummary('VACUUM').text).toBe('OTHER')
+  })
+})
