@@ -45,5 +45,14 @@ export {
 export { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from './read-json-body.js'
 export { canonicalJson, requestFingerprint } from './request-fingerprint.js'
 export { requestIdOf } from './request-id.js'
+export {
+  defaultTracer,
+  endRequestSpan,
+  startRequestSpan,
+  traceIdsOf,
+  withRequestSpan,
+  type RequestSpan,
+  type TraceIds,
+} from './request-span.js'
 export { DEPRECATED_OPERATIONS, ROUTES, type OperationId, type RouteSpec } from './routes/route-table.js'
 export type { PetsUseCases } from './use-cases.js'

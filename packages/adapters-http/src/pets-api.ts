@@ -5,6 +5,7 @@ import { addressBucketOf, clientAddressFinder, type ClientAddressOf } from './cl
 import type { PetsRouterOptions } from './create-pets-router.js'
 import { admitWithinRateLimit } from './limit-rate.js'
 import type { Problem } from './problems.js'
+import { withRequestSpan } from './request-span.js'
 import type { HttpContext } from './request-state.js'
 import { sendProblem } from './respond.js'
 import { compileRoutes } from './routes/dispatch.js'
@@ -70,7 +71,8 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
       if (endpoint === undefined) return sendProblem(ctx, matched.route.notAllowed)
       ctx.state.route = matched.route.template
       ctx.state.operation = endpoint.operationId
-      await endpoint.handle(ctx, matched.params)
+      // After the await of authentication: the request's span is entered again for the handler.
+      await withRequestSpan(ctx, endpoint.handle, ctx, matched.params)
     },
   }
 }

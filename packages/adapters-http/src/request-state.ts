@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api'
 import type { ApiKeyOwner } from '@pets/domain'
 import type { Middleware, ParameterizedContext } from 'koa'
 
@@ -13,6 +14,8 @@ export type RequestState = {
   route?: string
   /** The operation id that served it, such as `getPet`; unset outside the interface's operations. */
   operation?: string
+  /** The context the request's calls into the domain run in, its server span active; only while it records. */
+  traceContext?: Context
 }
 
 export type HttpContext = ParameterizedContext<RequestState>

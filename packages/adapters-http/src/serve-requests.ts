@@ -92,8 +92,10 @@ export const serveRequests = ({
     ctx.state.clientAddress = clientAddressOf(ctx.req)
     stamp(ctx.res, requestId)
     let thrown: unknown
+    if (active !== undefined) ctx.state.traceContext = active
     try {
-      // The span active only where the request's own work runs (the store's spans are its children).
+      // The span active where the request's own work runs (the store's spans are its children); after an
+      // await, each call into the domain enters it again (withRequestSpan).
       await (active === undefined ? dispatch(ctx) : context.with(active, dispatch, undefined, ctx))
     } catch (error) {
       thrown = error

@@ -7,6 +7,7 @@ import { idempotencyKeyOf } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
 import { readJsonBody } from '../read-json-body.js'
 import { requestFingerprint } from '../request-fingerprint.js'
+import { withRequestSpan } from '../request-span.js'
 import type { HttpContext } from '../request-state.js'
 import { sendJson, sendProblem } from '../respond.js'
 import type { PetsUseCases } from '../use-cases.js'
@@ -56,12 +57,14 @@ export const createPetHandler =
     const owner = ctx.state.apiKey
     if (once !== undefined && owner === undefined)
       throw new Error('createPet ran without an authenticated API key')
-    const created = await useCases.createPet({
+    const creation = {
       pet: input.right,
       ...(once === undefined || owner === undefined
         ? {}
         : { once: { owner: owner.keyId, key: once, fingerprint: requestFingerprint(value) } }),
-    })()
+    }
+    // After the await of the body, the request's span is entered again where the store's work is made.
+    const created = await withRequestSpan(ctx, useCases.createPet, creation)()
     if (E.isLeft(created)) return sendProblem(ctx, problemOf(created.left))
     ctx.set(HEADERS.location, `${publicBaseUrl}/pets/${created.right.id}`)
     sendJson(ctx, 201, encodePet(created.right))
