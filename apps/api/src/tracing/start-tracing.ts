@@ -17,6 +17,7 @@ import { hostname } from 'node:os'
 import type { TracingConfig } from '../config.js'
 import type { Logger } from '../logger.js'
 import { reportDiagnostics } from './report-diagnostics.js'
+import { SynchronousContextManager } from './synchronous-context.js'
 
 /** The OpenTelemetry SDK of this process, registered: `shutdown` sends what is queued, then stops. */
 export type Tracing = { readonly shutdown: () => Promise<void> }
@@ -59,8 +60,11 @@ export const startTracing = (config: TracingConfig, logger: Logger): Tracing => 
     spanProcessors: [new BatchSpanProcessor(exporter)],
   })
   reportDiagnostics(logger)
-  // AsyncLocalStorage carries the active span; traceparent alone is read and written (no baggage).
-  provider.register({ propagator: new W3CTraceContextPropagator() })
+  // traceparent alone is read and written (no baggage); no AsyncLocalStorage (synchronous-context.ts).
+  provider.register({
+    propagator: new W3CTraceContextPropagator(),
+    contextManager: new SynchronousContextManager(),
+  })
   return {
     shutdown: () =>
       new Promise<void>((resolve) => {
