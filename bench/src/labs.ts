@@ -8,6 +8,7 @@ import { finishRun, runHeader, type Run } from './run-header.js'
 import { pgBouncerSection, runPgBouncer } from './run-pgbouncer.js'
 import { profilesSection, runProfiles } from './run-profiles.js'
 import { runScale, scaleSection } from './run-scale.js'
+import { runTracing, tracingSection } from './run-tracing.js'
 import { runWriteCeiling, writeCeilingSection } from './run-write-ceiling.js'
 import { serviceCommand, type Shared } from './servers.js'
 
@@ -141,6 +142,18 @@ export const LABS: Readonly<Record<string, Lab>> = {
         : []
       return profilesSection([...memory, ...postgres])
     },
+  },
+  tracing: {
+    title: 'Lab: what tracing costs',
+    about:
+      "Issue 28's aims: list 20 with OpenTelemetry tracing off, on with every request sampled, and on with " +
+      'a 10 % ratio sampler, in the same run, in memory and on PostgreSQL (`--modes`), the spans exported ' +
+      'over OTLP/HTTP protobuf to a receiver on the same machine; and what tracing off leaves on every request.',
+    defaults: (base) => ({ ...base, rounds: base.smoke ? 1 : 5 }),
+    usesPostgres: (options) => options.modes.includes('postgres'),
+    usesWrk: true,
+    run: async (options, log) =>
+      tracingSection(await runTracing(options, (work) => withDatabase(options, 'tracing', work), log)),
   },
 }
 
