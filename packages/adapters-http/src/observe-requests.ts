@@ -57,7 +57,7 @@ export const observeRequests = (
       observe(request)
     } catch (error) {
       // Counting a request must never cost its answer.
-      logger.error({ requestId: request.requestId, err: error }, 'observing a request failed')
+      logger.error({ requestId: request.requestId, ...ids, err: error }, 'observing a request failed')
     }
   }
 }
