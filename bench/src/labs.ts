@@ -8,9 +8,10 @@ import { finishRun, runHeader, type Run } from './run-header.js'
 import { pgBouncerSection, runPgBouncer } from './run-pgbouncer.js'
 import { profilesSection, runProfiles } from './run-profiles.js'
 import { runScale, scaleSection } from './run-scale.js'
-import { runTracing, tracingSection } from './run-tracing.js'
+import { runTracing } from './run-tracing.js'
 import { runWriteCeiling, writeCeilingSection } from './run-write-ceiling.js'
 import { serviceCommand, type Shared } from './servers.js'
+import { tracingSection } from './tracing-report.js'
 
 type Log = (line: string) => void
 

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { launch, type Launched } from './launch.js'
-import { drive, median, type Sample } from './load.js'
-import { ms, n0, table, x } from './markdown.js'
+import { drive, type Sample } from './load.js'
+import { n0 } from './markdown.js'
 import type { BenchOptions } from './options.js'
 import { startOtlpSink, type OtlpSink } from './otlp-sink.js'
 import { seedThroughApi } from './run-mode.js'
@@ -51,6 +51,16 @@ const measureNoop = (count: number): number => {
   return ns
 }
 
+// Resolves once `count` has not changed for 100 ms (2 s at most).
+const settled = async (count: () => number): Promise<void> => {
+  const giveUpAt = Date.now() + 2_000
+  let last = -1
+  while (Date.now() < giveUpAt && count() !== last) {
+    last = count()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
 const runMode = async (
   mode: Mode,
   options: BenchOptions,
@@ -88,9 +98,15 @@ const runMode = async (
     const rounds: Array<Record<VariantKey, Sample>> = []
     for (let round = 1; round <= options.rounds; round++) {
       const samples = {} as Record<VariantKey, Sample>
-      for (const { key } of TRACING_VARIANTS) {
+      // Each round starts with the next variant (A B C, B C A, …): none always follows the same one.
+      const order = TRACING_VARIANTS.map(
+        (_, i) => TRACING_VARIANTS[(i + round - 1) % TRACING_VARIANTS.length]!,
+      )
+      for (const { key } of order) {
         samples[key] = await drive(servers[key]!, scenario, options.load, apiKey)
         answered[key] += samples[key].requests
+        // What a traced service still sends after its run is sent before the next run starts.
+        if (key !== 'off') await settled(() => sink.spans(`${mode}-${key}`))
       }
       rounds.push(samples)
       log(
@@ -139,72 +155,4 @@ export const runTracing = async (
   } finally {
     await sink.close()
   }
-}
-
-const TITLES: Readonly<Record<Mode, string>> = {
-  memory: 'In memory, list 20',
-  postgres: 'PostgreSQL, list 20',
-}
-
-/** The figures as the lab's sections. */
-export const tracingSection = (f: TracingFigures): string => {
-  const offCpu = (m: TracingModeFigures) => median(m.rounds.map((r) => r.off.cpuUsPerRequest))
-  const memory = f.modes.find((m) => m.mode === 'memory')
-  const sections = [
-    '## Tracing: what it costs',
-    '',
-    '### Off: the no-op path',
-    '',
-    `With no \`OTEL_*\` configuration no SDK module is loaded (apps/api/test/lazy-loading.e2e.test.ts); what ` +
-      `each request still does is its calls of @opentelemetry/api's no-op (request-span.ts of ` +
-      `adapters-http: extract, start, ids, end): **${f.noopNs.toFixed(0)} ns** per request, in a process of its own ` +
-      '(the best of five runs of a million)' +
-      (memory === undefined
-        ? '.'
-        : `: ${((f.noopNs / 1000 / offCpu(memory)) * 100).toFixed(2)} % of the ${offCpu(memory).toFixed(0)} µs ` +
-          'of CPU a list 20 in memory costs with tracing off (below).'),
-  ]
-  for (const m of f.modes) {
-    const ratio = (key: VariantKey, of: (s: Sample) => number) =>
-      median(m.rounds.map((r) => of(r[key]) / of(r.off)))
-    const cpu = (key: VariantKey) => median(m.rounds.map((r) => r[key].cpuUsPerRequest))
-    sections.push(
-      '',
-      `### ${TITLES[m.mode]}`,
-      '',
-      `\`GET /v1/pets?limit=20\`, ${m.rounds.length} rounds, each driving the three processes in turn. Ratio: the ` +
-        "median of the rounds' own ratios to tracing off. CPU: the server process's user and system time per request.",
-      '',
-      table(
-        [
-          'variant',
-          'requests/s',
-          'on / off',
-          'aim',
-          'p50 ms',
-          'p99 ms',
-          'CPU µs/request',
-          'spans exported / requests',
-        ],
-        TRACING_VARIANTS.map(({ key, title }) => {
-          const aim = key === 'off' ? undefined : TRACING_AIMS[m.mode][key]
-          const got = ratio(key, (s) => s.requestsPerSecond)
-          const exported = key === 'off' ? undefined : m.exported[key]
-          return [
-            title,
-            n0(median(m.rounds.map((r) => r[key].requestsPerSecond))),
-            key === 'off' ? '' : x(got),
-            aim === undefined ? '' : `≥ ${x(aim)}: ${got >= aim ? 'met' : '**missed**'}`,
-            ms(median(m.rounds.map((r) => r[key].p50Ms))),
-            ms(median(m.rounds.map((r) => r[key].p99Ms))),
-            cpu(key).toFixed(0),
-            exported === undefined
-              ? ''
-              : `${n0(exported.spans)} / ${n0(exported.requests)} (${(exported.spans / exported.requests).toFixed(3)})`,
-          ]
-        }),
-      ),
-    )
-  }
-  return sections.join('\n')
 }
