@@ -5,6 +5,7 @@ import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest'
 import { startOtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.js'
+import { usePgBouncer } from './support/pgbouncer.js'
 import { startTestService, type ChildService } from './support/test-service.js'
 
 const KEY = 'tracing-e2e-key-4c1f7a'
@@ -132,48 +133,68 @@ describe('one trace across two instances on one PostgreSQL', () => {
   afterAll(async () => {
     await Promise.all(databases.map((db) => db.close()))
   })
+  const pgbouncer = usePgBouncer({ poolSize: 10 })
 
-  it("parents the server spans of both to the caller's client span, protobuf and JSON alike", async () => {
-    const otlp = await receiver()
-    const database = await openFreshDatabase(inject('postgres'))
-    databases.push(database)
-    const env = { DATABASE_URL: database.url, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint }
-    const a = await service({ ...env, OTEL_SERVICE_NAME: 'instance-a' })
-    const b = await service({
-      ...env,
-      OTEL_SERVICE_NAME: 'instance-b',
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    })
-    // The test is the caller: an SDK of its own, whose client span is sent as traceparent to both.
-    const exported = new InMemorySpanExporter()
-    const caller = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exported)] })
-    caller.register()
-    try {
-      await trace.getTracer('the caller').startActiveSpan('checkout', async (span) => {
-        const headers: Record<string, string> = { ...AUTH, 'Content-Type': 'application/json' }
-        propagation.inject(context.active(), headers)
-        const body = '{"name":"Rex","categoryId":1}'
-        expect((await fetch(`${a.url}/v1/pets`, { method: 'POST', headers, body })).status).toBe(201)
-        expect((await fetch(`${b.url}/v1/pets?limit=5`, { headers })).status).toBe(200)
-        span.end()
+  it.each(['directly', 'through PgBouncer in transaction mode'])(
+    "parents the server spans of both to the caller's client span, protobuf and JSON alike, and the statements to them (%s)",
+    async (how) => {
+      const otlp = await receiver()
+      const database = await openFreshDatabase(inject('postgres'))
+      databases.push(database)
+      const env = {
+        ...(how === 'directly'
+          ? { DATABASE_URL: database.url }
+          : { DATABASE_URL: (await pgbouncer()).through(database.url), DATABASE_DIRECT_URL: database.url }),
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+      }
+      const a = await service({ ...env, OTEL_SERVICE_NAME: 'instance-a' })
+      const b = await service({
+        ...env,
+        OTEL_SERVICE_NAME: 'instance-b',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       })
-    } finally {
-      trace.disable()
-      context.disable()
-      propagation.disable()
-    }
-    await Promise.all([a.stop(), b.stop()])
-    const [checkout] = exported.getFinishedSpans()
-    const { traceId, spanId } = checkout!.spanContext()
-    const spans = await otlp.waitFor((s) => s.length >= 2)
-    const servers = spans.filter((s) => s.kind === 'server')
-    expect(servers.map((s) => [s.resource['service.name'], s.name, s.encoding]).sort()).toEqual([
-      ['instance-a', 'POST /v1/pets', 'protobuf'],
-      ['instance-b', 'GET /v1/pets', 'json'],
-    ])
-    for (const server of servers) expect(server).toMatchObject({ traceId, parentSpanId: spanId })
-    expect(servers[0]?.resource['service.instance.id']).not.toBe(servers[1]?.resource['service.instance.id'])
-  })
+      // The test is the caller: an SDK of its own, whose client span is sent as traceparent to both.
+      const exported = new InMemorySpanExporter()
+      const caller = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exported)] })
+      caller.register()
+      try {
+        await trace.getTracer('the caller').startActiveSpan('checkout', async (span) => {
+          const headers: Record<string, string> = { ...AUTH, 'Content-Type': 'application/json' }
+          propagation.inject(context.active(), headers)
+          const body = '{"name":"Rex","categoryId":1}'
+          expect((await fetch(`${a.url}/v1/pets`, { method: 'POST', headers, body })).status).toBe(201)
+          expect((await fetch(`${b.url}/v1/pets?limit=5`, { headers })).status).toBe(200)
+          span.end()
+        })
+      } finally {
+        trace.disable()
+        context.disable()
+        propagation.disable()
+      }
+      await Promise.all([a.stop(), b.stop()])
+      const [checkout] = exported.getFinishedSpans()
+      const { traceId, spanId } = checkout!.spanContext()
+      const spans = await otlp.waitFor((s) => s.length >= 2)
+      const servers = spans.filter((s) => s.kind === 'server')
+      expect(servers.map((s) => [s.resource['service.name'], s.name, s.encoding]).sort()).toEqual([
+        ['instance-a', 'POST /v1/pets', 'protobuf'],
+        ['instance-b', 'GET /v1/pets', 'json'],
+      ])
+      for (const server of servers) expect(server).toMatchObject({ traceId, parentSpanId: spanId })
+      expect(servers[0]?.resource['service.instance.id']).not.toBe(
+        servers[1]?.resource['service.instance.id'],
+      )
+      // Each request's statements are its children, named by their summary, with no parameter value.
+      const statements = (name: string) =>
+        otlp.childrenOf(servers.find((s) => s.name === name)!).filter((s) => s.kind === 'client')
+      expect(statements('POST /v1/pets').map((s) => s.name)).toContain('INSERT pets')
+      expect(statements('GET /v1/pets').map((s) => s.name)).toContain('SELECT pets')
+      for (const statement of [...statements('POST /v1/pets'), ...statements('GET /v1/pets')]) {
+        expect(statement.attributes).toMatchObject({ 'db.system.name': 'postgresql' })
+        expect(JSON.stringify(statement.attributes)).not.toContain('Rex')
+      }
+    },
+  )
 })
 
 // A port where nothing listens: every export is refused at once.

@@ -2,10 +2,11 @@ import { ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/
 
 /**
  * The active context for the synchronous part of `context.with` only, as the SDK's StackContextManager
- * (for browsers) keeps it: no async hook. On Node 20, AsyncLocalStorage makes every async resource of every
- * request pay a hook once it has been used (list 20 in memory at a 10 % sampler: 82 against 70 µs of CPU
- * per request; commit e6a1db8's message). The request path needs no more: adapters-http enters the request's context
- * where it calls into the domain (withRequestSpan), and a port reads it when it is called.
+ * (for browsers) keeps it: no async hook. On Node 20, AsyncLocalStorage makes every async resource of
+ * every request pay a hook once it has been used (list 20 in memory at a 10 % sampler: 82 against 70 µs
+ * of CPU per request; commit e6a1db8's message). Enough where every span is made or read where a port
+ * is called: adapters-http enters the request's context there (withRequestSpan). The service uses it in
+ * memory; the PostgreSQL adapter reads the context when a statement runs, after an await.
  */
 export class SynchronousContextManager implements ContextManager {
   private current: Context = ROOT_CONTEXT

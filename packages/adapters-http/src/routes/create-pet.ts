@@ -34,6 +34,9 @@ const INEXACT_CATEGORY_ID = E.left(
 const problemOf = (error: CreatePetError): Problem =>
   error._tag === 'IdempotencyUnsupported' ? { _tag: 'NotImplemented' } : error
 
+// Makes a use case's task and starts it.
+const run = <A, R>(make: (input: A) => () => Promise<R>, input: A): Promise<R> => make(input)()
+
 /**
  * The handler of createPet, at most once per API key and Idempotency-Key (a retry gets the first answer,
  * another body 422, a concurrent one 409); checks in the contract's order: 415, 413, 400, 409/422.
@@ -63,8 +66,9 @@ export const createPetHandler =
         ? {}
         : { once: { owner: owner.keyId, key: once, fingerprint: requestFingerprint(value) } }),
     }
-    // After the await of the body, the request's span is entered again where the store's work is made.
-    const created = await withRequestSpan(ctx, useCases.createPet, creation)()
+    // After the await of the body, the request's span is entered again where the store's work is made and
+    // started (a store may read the active context either time).
+    const created = await withRequestSpan(ctx, run, useCases.createPet, creation)
     if (E.isLeft(created)) return sendProblem(ctx, problemOf(created.left))
     ctx.set(HEADERS.location, `${publicBaseUrl}/pets/${created.right.id}`)
     sendJson(ctx, 201, encodePet(created.right))
