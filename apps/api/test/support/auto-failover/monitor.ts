@@ -20,18 +20,19 @@ export type Monitor = AutoctlProcess & {
 }
 
 // The production defaults take 20 s to call a silent node unhealthy (10 s after the monitor starts),
-// then 30 s more for a primary to demote itself before its standby takes writes. Shortened so that
-// a killed primary is replaced within seconds. A short demote timeout is only safe because the
-// primaries these tests lose are dead: a live one cut off from the monitor demotes itself after
+// then 30 s more for a primary to demote itself before its standby takes writes. Shortened (1 s
+// each) so that a killed primary is replaced within 2 to 3 s; a live node is called unhealthy only
+// if its health check fails too, twice, after 1 s each. A short demote timeout is only safe because
+// the primaries these tests lose are dead: a live one cut off from the monitor demotes itself after
 // 20 s (pg_autoctl's network_partition_timeout), and would meanwhile still take writes.
 const QUICK_DECISIONS: Record<string, number> = {
   'pgautofailover.health_check_period': 1_000,
   'pgautofailover.health_check_timeout': 1_000,
   'pgautofailover.health_check_max_retries': 1,
   'pgautofailover.health_check_retry_delay': 200,
-  'pgautofailover.node_considered_unhealthy_timeout': 2_000,
+  'pgautofailover.node_considered_unhealthy_timeout': 1_000,
   'pgautofailover.startup_grace_period': 1_000,
-  'pgautofailover.primary_demote_timeout': 2_000,
+  'pgautofailover.primary_demote_timeout': 1_000,
 }
 
 /** Starts a monitor in `dir`/monitor on `port`, ready for data nodes, deciding within seconds. */
