@@ -22,10 +22,37 @@ const freePorts = async (): Promise<[number, number, number]> => {
 }
 
 /**
- * Starts the monitor, then node1 (the primary, which creates `app`), then node2 (its standby), and
- * waits until the primary has a synchronous standby. Throws when a pg_autoctl ends or time runs out.
+ * Whether the monitor has a primary and a secondary, both settled in those states, and the primary
+ * has a synchronous standby: a failover can then lose no acknowledged write.
  */
-export const bringUp = async (started: Started, dir: string, env: NodeJS.ProcessEnv): Promise<void> => {
+export const hasSynchronousStandby = async (
+  monitor: Monitor,
+  nodes: ReadonlyArray<DataNode>,
+): Promise<boolean> => {
+  const states = await monitor.states()
+  const primary = states.find((s) => s.reported === 'primary' && s.goal === 'primary')
+  if (primary === undefined || !states.some((s) => s.reported === 'secondary' && s.goal === 'secondary'))
+    return false
+  const [row] = await queryOnce<{ n: number }>(
+    urlOf(
+      nodes.find((n) => n.name === primary.name)!,
+      'postgres',
+    ),
+    "SELECT count(*)::int AS n FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')",
+  )
+  return (row?.n ?? 0) >= 1
+}
+
+/**
+ * Starts the monitor, then node1 (the primary, which creates `app`), then node2 (its standby).
+ * Resolves once node1 takes writes and node2 is starting, with `standby`: resolves once the primary
+ * has a synchronous standby. Either throws when a pg_autoctl ends or time runs out.
+ */
+export const bringUp = async (
+  started: Started,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ readonly standby: Promise<void> }> => {
   const [monitorPort, port1, port2] = await freePorts()
   const alive = () => {
     const dead = processesOf(started).find((p) => !p.running())
@@ -46,22 +73,13 @@ export const bringUp = async (started: Started, dir: string, env: NodeJS.Process
   // 0 writes at full speed; the standby's copy inherits the setting from postgresql.auto.conf.
   await queryOnce(urlOf(first, 'postgres'), 'ALTER SYSTEM SET checkpoint_completion_target = 0')
   await queryOnce(urlOf(first, 'postgres'), 'SELECT pg_reload_conf()')
-  started.nodes.push(startDataNode('node2', dir, port2, monitor.url, env))
-  const synchronous = async () => {
-    alive()
-    const states = await monitor.states()
-    const primary = states.find((s) => s.reported === 'primary' && s.goal === 'primary')
-    if (primary === undefined || !states.some((s) => s.reported === 'secondary' && s.goal === 'secondary'))
-      return false
-    const [row] = await queryOnce<{ n: number }>(
-      urlOf(
-        started.nodes.find((n) => n.name === primary.name)!,
-        'postgres',
-      ),
-      "SELECT count(*)::int AS n FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')",
-    )
-    return (row?.n ?? 0) >= 1
-  }
-  await waitUntil('a primary with a synchronous standby', synchronous, 90_000, 200)
   await queryOnce(urlOf(first, 'postgres'), PROBE_TABLE)
+  started.nodes.push(startDataNode('node2', dir, port2, monitor.url, env))
+  const standby = waitUntil(
+    'a primary with a synchronous standby',
+    () => alive() && hasSynchronousStandby(monitor, started.nodes),
+    90_000,
+    200,
+  )
+  return { standby }
 }

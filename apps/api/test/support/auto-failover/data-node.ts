@@ -36,3 +36,13 @@ export const startDataNode = (
   const at = { host: '127.0.0.1', port }
   return { name, ...at, url: urlOf(at), autoctl }
 }
+
+/**
+ * Starts `node`'s pg_autoctl again (`pg_autoctl run`) after its last one ended (a killed primary):
+ * what the old one left is cleared first, and the node rejoins as a standby of the new primary.
+ */
+export const restartDataNode = async (node: DataNode, env: NodeJS.ProcessEnv): Promise<DataNode> => {
+  await node.autoctl.stop()
+  const pgdata = node.autoctl.pgdata
+  return { ...node, autoctl: startAutoctl(['run', '--pgdata', pgdata], env, pgdata) }
+}

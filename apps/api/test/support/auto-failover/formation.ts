@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs'
 import { assertInstalled, autoctlEnvironment, makeFormationDir } from './autoctl-setup.js'
-import { bringUp, processesOf, type Started } from './bring-up.js'
-import type { DataNode, FormationNode } from './data-node.js'
+import { bringUp, hasSynchronousStandby, processesOf, type Started } from './bring-up.js'
+import { restartDataNode, type DataNode, type FormationNode } from './data-node.js'
 import type { NodeState } from './monitor.js'
 import { acceptsWrites } from './node-sql.js'
 import { runAsPostgres } from './processes.js'
@@ -30,6 +30,11 @@ export type Formation = {
   readonly multiHostUrl: string
   /** The monitor's view of each data node. */
   readonly states: () => Promise<Array<NodeState>>
+  /**
+   * Waits for a standby still coming up (standbyInBackground), starts pg_autoctl again for a node whose
+   * pg_autoctl ended (a killed primary), then waits until the primary has a synchronous standby.
+   */
+  readonly heal: (timeoutMs?: number) => Promise<void>
   /** The node the monitor has as primary, once exactly one has (30 s at most). */
   readonly primary: () => Promise<FormationNode>
   /** The node that takes writes now, asked of the nodes themselves (as HAProxy's check would); none: undefined. */
@@ -49,8 +54,17 @@ export type Formation = {
 const PRIMARY_STATES = ['single', 'wait_primary', 'primary']
 const publicNode = ({ name, host, port, url }: DataNode): FormationNode => ({ name, host, port, url })
 
+/** How startFormation returns. */
+export type FormationOptions = {
+  /**
+   * Return once the primary takes writes, its standby still coming up (heal waits for it and reports a
+   * failure), so that services can start meanwhile. By default, once the primary has a synchronous standby.
+   */
+  readonly standbyInBackground?: boolean
+}
+
 /** Starts a formation and waits until it has a primary and a synchronous standby; throws, saying why, if not. */
-export const startFormation = async (): Promise<Formation> => {
+export const startFormation = async (o: FormationOptions = {}): Promise<Formation> => {
   assertInstalled()
   const dir = makeFormationDir()
   const env = autoctlEnvironment(dir)
@@ -75,9 +89,7 @@ export const startFormation = async (): Promise<Formation> => {
       await Promise.all(processesOf(started).map((p) => p.stop()))
       rmSync(dir, { recursive: true, force: true })
     })())
-  try {
-    await bringUp(started, dir, env)
-  } catch (error) {
+  const failed = async (error: unknown): Promise<never> => {
     const log = output()
     await stop()
     throw new Error(
@@ -85,6 +97,15 @@ export const startFormation = async (): Promise<Formation> => {
       { cause: error },
     )
   }
+  let standby: Promise<void>
+  try {
+    ;({ standby } = await bringUp(started, dir, env))
+    if (o.standbyInBackground !== true) await standby
+  } catch (error) {
+    return failed(error)
+  }
+  const cameUp = standby.catch(failed)
+  cameUp.catch(() => {}) // heal reports it
   const m = started.monitor!
   const nodes = started.nodes
   const byName = (name: string) => nodes.find((n) => n.name === name)!
@@ -109,6 +130,18 @@ export const startFormation = async (): Promise<Formation> => {
     nodes: nodes.map(publicNode),
     multiHostUrl: `postgres://postgres@${nodes.map((n) => `${n.host}:${n.port}`).join(',')}/app?target_session_attrs=read-write`,
     states: m.states,
+    heal: async (timeoutMs = 60_000) => {
+      await cameUp
+      for (const [i, node] of nodes.entries())
+        if (!node.autoctl.running()) nodes[i] = await restartDataNode(node, env)
+      await waitUntil(
+        'a primary with a synchronous standby',
+        // A node in the middle of a change of role may refuse the question: ask again.
+        () => hasSynchronousStandby(m, nodes).catch(() => false),
+        timeoutMs,
+        200,
+      )
+    },
     primary,
     writableNode: async () => {
       const writable = await Promise.all(nodes.map((n) => acceptsWrites(n)))
