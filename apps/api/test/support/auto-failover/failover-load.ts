@@ -16,6 +16,8 @@ export type Sample = {
 
 /** How much load: writer loops (each create, keyed create, list in turn), pauses, the /readyz pace. */
 export type FailoverLoadOptions = {
+  /** Starts every pet's name and key, so that loads sharing a database keep theirs apart. */
+  readonly prefix?: string
   readonly writers?: number
   readonly pauseMs?: number
   readonly readyEveryMs?: number
@@ -75,14 +77,15 @@ export const sendOne = async (
  */
 export const startFailoverLoad = (url: string, apiKey: string, o: FailoverLoadOptions = {}) => {
   const samples: Array<Sample> = []
+  const prefix = o.prefix ?? ''
   let stopped = false
   const note = async (...args: Parameters<typeof sendOne>) => void samples.push(await sendOne(...args))
   const writer = async (w: number) => {
     for (let n = 0; !stopped; n++) {
-      const name = `pet ${w}.${n}`
+      const name = `${prefix}pet ${w}.${n}`
+      const key = `${prefix}key-${w}-${n}`
       if (n % 3 === 0) await note('create', postPet(url, apiKey, name), { name })
-      else if (n % 3 === 1)
-        await note('keyed', postPet(url, apiKey, name, `key-${w}-${n}`), { name, key: `key-${w}-${n}` })
+      else if (n % 3 === 1) await note('keyed', postPet(url, apiKey, name, key), { name, key })
       else
         await note('list', { url: `${url}/v1/pets?limit=20`, headers: { Authorization: `Bearer ${apiKey}` } })
       await pause(o.pauseMs ?? 10)
