@@ -58,6 +58,12 @@ afterAll(() => {
   )
 })
 
+// When a late proxy stops sending new connections to the old node (it notices the change within its interval).
+const lateEnd = async (proxy: { readonly lateUntil: () => number | undefined }) => {
+  await waitUntil('the proxy notices the new primary', () => proxy.lateUntil() !== undefined, 5_000)
+  return proxy.lateUntil()!
+}
+
 const scenario = async (
   failover: SharedFailover,
   transport: Transport,
@@ -76,8 +82,9 @@ const scenario = async (
         ? { kind: 'stale', over: () => staleOverAt !== undefined && Date.now() >= staleOverAt }
         : transport.mode
     let databaseUrl = formation!.multiHostUrl
+    let proxy: Awaited<ReturnType<typeof startFollowPrimaryProxy>> | undefined
     if (mode !== undefined) {
-      const proxy = await startFollowPrimaryProxy({ mode, locate: formation!.writableNode })
+      proxy = await startFollowPrimaryProxy({ mode, locate: formation!.writableNode })
       cleanups.push(proxy.close)
       databaseUrl = urlOf(proxy)
     }
@@ -101,7 +108,9 @@ const scenario = async (
     const done = await seen.done
     // With a stale endpoint, writes can come back only once it follows: the bounds count from then.
     if (mode?.kind === 'stale') staleOverAt = done + STALE_MS_AFTER_SWITCHOVER
-    const writable = { ...seen.writable, at: Math.max(seen.writable.at, staleOverAt ?? 0) }
+    // A late endpoint, the same: the service cannot reach the new primary before it follows.
+    const lateOverAt = mode?.kind === 'late' ? await lateEnd(proxy!) : undefined
+    const writable = { ...seen.writable, at: Math.max(seen.writable.at, staleOverAt ?? 0, lateOverAt ?? 0) }
     // Until the first 201 and /readyz settle, then SETTLED_FOR_MS more; at the latest 2 s past the bound.
     await waitUntilSettled(
       load.samples,

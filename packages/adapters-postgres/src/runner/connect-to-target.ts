@@ -39,7 +39,9 @@ export const targetedClient = (targets: ConnectionTargets): typeof pg.Client =>
         if (!('value' in probe)) return probe
         close(probe.value)
       }
-      // From here a failure ends the walk: this client cannot connect a second time.
+      // From here a failure ends the walk: this client cannot connect a second time. Until the pool has it
+      // (and listens), an error of its socket (a server shutting down) must not go unheard.
+      this.on('error', ignore)
       const started = Date.now()
       this.host = attempt.host.host
       this.port = attempt.host.port
@@ -49,6 +51,7 @@ export const targetedClient = (targets: ConnectionTargets): typeof pg.Client =>
         return { reason: reasonOf(error), final: true, error }
       }
       const why = await sessionRefusal(this, attempt.wanted, left(attempt.budgetMs, started))
+      if (why === undefined) this.off('error', ignore)
       if (why === undefined) return { value: this }
       close(this)
       const reason = attempt.last ? why : `${why} (after a probe accepted it)`
