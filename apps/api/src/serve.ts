@@ -17,9 +17,7 @@ export const serve = async (
   const tracing =
     config.tracing === undefined
       ? undefined
-      : (await import('./tracing/start-tracing.js')).startTracing(config.tracing, logger, {
-          acrossAwaits: config.storage.kind === 'postgres',
-        })
+      : (await import('./tracing/start-tracing.js')).startTracing(config.tracing, logger)
   if (role === 'single' && config.storage.kind === 'postgres')
     await (await import('./prepare-database.js')).prepareDatabase(config, logger)
   const running = await startServer(config, (resolved) =>

@@ -1,4 +1,4 @@
-import { context, SpanKind, trace } from '@opentelemetry/api'
+import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api'
 import type { PageCursor, PetData } from '@pets/domain'
 import { run, runLeft } from '@pets/domain/testing'
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node'
@@ -87,15 +87,45 @@ describe('a span per database statement, a child of the request that ran it', ()
 
     exported.reset()
     let attempts = 0
-    const flaky = storeCall<string>(
-      (ok, fail) =>
-        ++attempts === 1 ? fail(Object.assign(new Error('deadlock'), { code: '40P01' })) : ok('done'),
-      { operation: 'pets.add' },
-    )
-    expect(await inRequest(() => run(flaky))).toBe('done')
+    // Called in the request, as a port is: its retry is a child of the request's span.
+    const flaky = () =>
+      storeCall<string>(
+        (ok, fail) =>
+          ++attempts === 1 ? fail(Object.assign(new Error('deadlock'), { code: '40P01' })) : ok('done'),
+        { operation: 'pets.add' },
+      )
+    expect(await inRequest(() => run(flaky()))).toBe('done')
     const retry = spans().find((s) => s.name === 'retry pets.add')!
     expect(retry.parentSpanContext?.spanId).toBe(request().spanContext().spanId)
     expect(retry.attributes).toMatchObject({ 'retry.attempt': 2, 'db.response.status_code': '40P01' })
+  })
+
+  it('reads the context when the port is called, not when its task runs (a synchronous context manager)', async () => {
+    const fresh = await open()
+    const pets = createPostgresPetRepository(fresh)
+    const request = provider.getTracer('test').startSpan('GET /v1/pets', { kind: SpanKind.SERVER })
+    const inIt = trace.setSpan(ROOT_CONTEXT, request)
+    const list = context.with(inIt, () => pets.list(everything))
+    const add = context.with(inIt, () => pets.add(REX))
+    // Run outside the request's context, as a task of fp-ts runs a microtask later.
+    expect(context.active()).toBe(ROOT_CONTEXT)
+    await run(list)
+    await run(add)
+    request.end()
+    const statements = spans().filter((s) => s.name === 'SELECT pets' || s.name === 'INSERT pets')
+    expect(statements.map((s) => s.name).sort()).toEqual(['INSERT pets', 'SELECT pets'])
+    for (const s of statements) expect(s.parentSpanContext?.spanId).toBe(request.spanContext().spanId)
+  })
+
+  it("reports a 503 inside the request's context, so the host's warn line carries its ids", async () => {
+    let reportedIn: string | undefined
+    const unavailable = () =>
+      storeCall<string>((_ok, fail) => fail(Object.assign(new Error('gone'), { code: '57P01' })), {
+        operation: 'pets.list',
+        onUnavailable: () => void (reportedIn = trace.getSpan(context.active())?.spanContext().spanId),
+      })
+    await inRequest(async () => void (await runLeft(unavailable())))
+    expect(reportedIn).toBe(request().spanContext().spanId)
   })
 
   it('makes no span outside a request that records', async () => {

@@ -40,11 +40,7 @@ const samplerOf = ({ sampler, samplerArg = 1 }: TracingConfig): Sampler => {
  * whose queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE, 2048): a receiver that cannot be reached loses spans,
  * never requests. Each process (each worker of WEB_CONCURRENCY) is a resource of its own.
  */
-export const startTracing = (
-  config: TracingConfig,
-  logger: Logger,
-  { acrossAwaits }: { readonly acrossAwaits: boolean },
-): Tracing => {
+export const startTracing = (config: TracingConfig, logger: Logger): Tracing => {
   const exporter =
     config.protocol === 'http/json'
       ? new JsonExporter({ url: config.url })
@@ -64,12 +60,11 @@ export const startTracing = (
     spanProcessors: [new BatchSpanProcessor(exporter)],
   })
   reportDiagnostics(logger)
-  // traceparent alone is read and written (no baggage). AsyncLocalStorage (the SDK's default) only where a
-  // span is read after an await: the PostgreSQL adapter reads the active context when a statement runs,
-  // a microtask after its port was called; in memory no span has children (synchronous-context.ts).
+  // traceparent alone is read and written (no baggage). The context is kept by a synchronous manager, not
+  // AsyncLocalStorage: every port reads it when it is called (synchronous-context.ts).
   provider.register({
     propagator: new W3CTraceContextPropagator(),
-    ...(acrossAwaits ? {} : { contextManager: new SynchronousContextManager() }),
+    contextManager: new SynchronousContextManager(),
   })
   return {
     shutdown: () =>

@@ -5,8 +5,8 @@ import { ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/
  * (for browsers) keeps it: no async hook. On Node 20, AsyncLocalStorage makes every async resource of
  * every request pay a hook once it has been used (list 20 in memory at a 10 % sampler: 82 against 70 µs
  * of CPU per request; commit e6a1db8's message). Enough where every span is made or read where a port
- * is called: adapters-http enters the request's context there (withRequestSpan). The service uses it in
- * memory; the PostgreSQL adapter reads the context when a statement runs, after an await.
+ * is called: adapters-http enters the request's context there (withRequestSpan), and the PostgreSQL
+ * adapter reads it when its port is called (storeCall), not when the statement runs.
  */
 export class SynchronousContextManager implements ContextManager {
   private current: Context = ROOT_CONTEXT

@@ -140,16 +140,16 @@ export const tryStore = <A>(
  * tryStore for a call that reports by callbacks (`start` calls `ok` or `fail` once, and again for the retry):
  * one promise per call (ARCHITECTURE.md, 'Made by hand, on purpose', row "statement path").
  */
-export const storeCall =
-  <A>(
-    start: (ok: (value: A) => void, fail: (error: unknown) => void) => void,
-    options: TryStoreOptions = {},
-  ): TE.TaskEither<StoreUnavailable, A> =>
-  () =>
+export const storeCall = <A>(
+  start: (ok: (value: A) => void, fail: (error: unknown) => void) => void,
+  options: TryStoreOptions = {},
+): TE.TaskEither<StoreUnavailable, A> => {
+  // The caller's context, read when the port is called (the task may run a microtask later): the call's
+  // statements, its retry and its warn line belong to it, whatever context manager the host has.
+  const parent = context.active()
+  return () =>
     new Promise((resolve, reject) => {
       let attempt = 1
-      // The caller's context, read now: a retry, later, runs as a child span of it (when it records).
-      const parent = context.active()
       let retry: Span | undefined
       const ended = (error?: unknown) => {
         if (retry === undefined) return
@@ -166,7 +166,7 @@ export const storeCall =
         if (kind === 'defect') return reject(error)
         if (kind === 'retry' && attempt === 1) {
           attempt++
-          if (trace.getSpan(parent)?.isRecording() !== true) return begin()
+          if (trace.getSpan(parent)?.isRecording() !== true) return context.with(parent, begin)
           retry = tracer().startSpan(
             `retry ${options.operation ?? 'unknown'}`,
             {
@@ -176,7 +176,7 @@ export const storeCall =
           )
           return context.with(trace.setSpan(parent, retry), begin)
         }
-        report(options, error, attempt > 1)
+        context.with(parent, () => report(options, error, attempt > 1))
         resolve(E.left(refusesWrites(error) ? storeRefusesWrites(error) : storeUnavailable(error)))
       }
       // What `start` throws is classified as what it fails with.
@@ -187,5 +187,6 @@ export const storeCall =
           fail(error)
         }
       }
-      begin()
+      context.with(parent, begin)
     })
+}
