@@ -1,20 +1,11 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer, type AddressInfo } from 'node:net'
+import { freePort } from '@pets/adapters-postgres/testing'
 import { describe, expect, it } from 'vitest'
 import { NODE_FLAGS } from '../src/node-flags.js'
 import { MAIN } from './support/test-service.js'
 
 const KEY = 'closed-stdout-key-5d2e81'
-
-// A port that was free a moment ago: the line that names the service's port goes to `head`.
-const freePort = async () => {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  await new Promise((done) => server.close(done))
-  return port
-}
 
 const statusOf = (url: string, key?: string) =>
   fetch(url, key === undefined ? {} : { headers: { Authorization: `Bearer ${key}` } }).then(

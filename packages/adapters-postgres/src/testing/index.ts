@@ -1,4 +1,5 @@
 export { startDelayingProxy } from './delaying-proxy.js'
+export { freePort } from './free-port.js'
 export { startPostgresProxy, type PostgresProxy, type Relay } from './postgres-proxy.js'
 export { findTestServer, type TestServer } from './find-test-server.js'
 export { openFreshDatabase, type FreshDatabase, type FreshDatabaseOptions } from './open-fresh-database.js'

@@ -1,9 +1,9 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { whyNot } from './find-test-server.js'
+import { freePort } from './free-port.js'
 import { redact } from './with-admin-client.js'
 
 /** A PgBouncer in front of the test PostgreSQL, and how to reach a database through it. */
@@ -39,16 +39,6 @@ export const HOW_TO_PROVIDE_PGBOUNCER = [
   '- set TEST_PGBOUNCER_URL to a PgBouncer in transaction mode in front of the test PostgreSQL, whose',
   '  [databases] has the fallback entry `* = host=… port=…`, e.g. TEST_PGBOUNCER_URL=postgres://postgres@127.0.0.1:6432/postgres',
 ].join('\n')
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 /** `databaseUrl` with the host and port of `bouncerUrl`: the same database and user, through it. */
 const throughBouncer = (bouncerUrl: string) => (databaseUrl: string) => {

@@ -1,6 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { chownSync, readdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 
 const asRoot = process.getuid?.() === 0
 const postgresIds = () => ({
@@ -121,12 +120,4 @@ export const processesMentioning = (text: string): Array<number> =>
   })
 
 /** A TCP port on 127.0.0.1 that nothing listens on now. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
+export { freePort } from '@pets/adapters-postgres/testing'
