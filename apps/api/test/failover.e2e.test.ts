@@ -149,7 +149,7 @@ const scenario = async (
 const titleOf = (event: FailoverEvent, transport: Transport) =>
   transport === STALE
     ? `switchover, through a proxy that sends new connections to the demoted node until it is a read-only standby: the pool drops them, writes back within ${FIRST_201_WITHIN_MS} ms of the proxy following`
-    : `${event}, through ${transport.name}: no 500, writes back within ${FIRST_201_WITHIN_MS} ms, no pet lost, each key once`
+    : `${event}, through ${transport.name}: no 500, writes back within ${FIRST_201_WITHIN_MS} ms${transport === LATE ? ' of the proxy following' : ''}, no pet lost, each key once`
 
 describe('the service while pg_auto_failover changes the primary, under load', () => {
   for (const [r, [event, transports]] of ROUNDS.entries())
