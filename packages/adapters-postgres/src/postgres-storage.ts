@@ -154,6 +154,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
       const facts = await database.connectionFacts().catch(() => undefined)
       log('info', 'storage: PostgreSQL', {
         requests: names.url,
+        requestsTarget: database.target,
         migrations: sessionName,
         apiKeyChanges: sessionName,
         requestsReach:

@@ -236,6 +236,8 @@ describe('the pool behind PgBouncer in transaction mode', () => {
       message: 'storage: PostgreSQL',
       fields: expect.objectContaining({
         requests: 'DATABASE_URL',
+        // The URI's hosts and rules, never its password.
+        requestsTarget: expect.stringMatching(/ target_session_attrs=any load_balance_hosts=disable/),
         migrations: 'DATABASE_DIRECT_URL',
         apiKeyChanges: 'DATABASE_DIRECT_URL',
         requestsReach: expect.stringMatching(/^a connection pooler/),

@@ -56,6 +56,8 @@ export type PostgresDatabase = PostgresHandle & {
   readonly lockTimeoutMs: number
   /** Connections destroyed because they broke or were presumed dead. */
   readonly evictions: () => number
+  /** Where connections go, for a log line: the hosts and rules of a postgres:// URI, never the password. */
+  readonly target: string
   /** What the pool found out about the path to PostgreSQL; connects once if it has not yet. */
   readonly connectionFacts: () => Promise<ConnectionFacts>
   /** Waits for running queries, then closes every connection. Calling it again does nothing more. */
@@ -129,6 +131,7 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
     pool,
     lockTimeoutMs: settings.lock_timeout,
     evictions: guarded.evictions,
+    target: connection.description,
     connectionFacts,
     close: () => (closing ??= db.destroy()),
   }
