@@ -12,10 +12,12 @@ export type ReadinessFigures = {
   readonly ready200AfterMs: number | undefined
 }
 
+const CHECK_MARGIN_MS = 250
+
 /**
  * Checks /readyz: 503 while no node takes writes, 200 for good within FIRST_201_WITHIN_MS of the
  * new primary's first write. The service shares a 200 for up to `sharedForMs` (READY_CHECK_EVERY_MS),
- * so only probes sent that long after the last writer went count.
+ * so only probes sent that long (and CHECK_MARGIN_MS) after the last writer went count.
  */
 export const checkReadiness = (
   samples: ReadonlyArray<Sample>,
@@ -24,7 +26,9 @@ export const checkReadiness = (
 ) => {
   const problems: Array<string> = []
   const ready = samples.filter((s) => s.kind === 'ready').sort((a, b) => a.startedAt - b.startedAt)
-  const from = writable.noWriterFrom + sharedForMs
+  // Plus a margin: the service's own check may have been answered just before the test's write
+  // probes (every 50 ms) saw the last writer go, and it takes time itself.
+  const from = writable.noWriterFrom + sharedForMs + CHECK_MARGIN_MS
   const inside = ready.filter((s) => s.startedAt >= from && s.endedAt! <= writable.noWriterUntil)
   const not503 = inside.filter((s) => s.status !== 503)
   if (not503.length > 0)
