@@ -6,6 +6,7 @@ import { createDatabase, databaseUrl, dropDatabase } from './postgres.js'
 import { finishRun, type FinishedRun, type Run } from './run-header.js'
 import { runMode, type ModeFigures } from './run-mode.js'
 import { runScale, type ScaleFigures } from './run-scale.js'
+import { runTracing, type TracingFigures } from './run-tracing.js'
 import { runWriteCeiling, type WriteCeiling } from './run-write-ceiling.js'
 import type { Shared } from './servers.js'
 import { checkTargets, type Target } from './targets.js'
@@ -20,13 +21,16 @@ export type SuiteReport = {
   readonly write: WriteCeiling | undefined
   /** The listings' latency at each number of pets, and the plans at the largest. */
   readonly scale: ScaleFigures | undefined
+  /** List 20 with tracing off, on for every request, on for one in ten (issue 28). */
+  readonly tracing: TracingFigures | undefined
   readonly targets: ReadonlyArray<Target>
 }
 
 /**
  * Runs what the targets are checked on (`pnpm bench`): the in-memory mode and its cold starts,
  * then, on a database of its own, the PostgreSQL mode, its cold starts, creates with two instances
- * against one, and the listings' growth with the number of pets; drops the database at the end.
+ * against one, the listings' growth with the number of pets, and what tracing costs in each mode;
+ * drops the database at the end.
  * Throws (and reports nothing) when any run had an error or an unexpected status.
  */
 export const runSuite = async (
@@ -42,6 +46,7 @@ export const runSuite = async (
   const coldStarts: Array<ColdStarts> = []
   let write: WriteCeiling | undefined
   let scale: ScaleFigures | undefined
+  let tracing: TracingFigures | undefined
   let postgresVersion: string | undefined
 
   if (options.modes.includes('memory')) {
@@ -59,10 +64,14 @@ export const runSuite = async (
       coldStarts.push(...(await measureColdStarts(figures, options.coldStarts, postgres, log)))
       write = await runWriteCeiling(options, postgres, apiKey, log)
       if (options.scaleSizes.length > 0) scale = await runScale(options, postgres, apiKey, log)
+      tracing = await runTracing(options, (work) => work(postgres, apiKey), log)
     } finally {
       await dropDatabase(options.adminUrl, options.databaseName)
     }
   }
+  // Without PostgreSQL, in memory only (runTracing asks for a database only for the PostgreSQL mode).
+  if (tracing === undefined && options.modes.includes('memory'))
+    tracing = await runTracing(options, () => Promise.reject(new Error('no PostgreSQL mode in this run')), log)
   return {
     run: finishRun(run, postgresVersion),
     options,
@@ -70,6 +79,7 @@ export const runSuite = async (
     coldStarts,
     write,
     scale,
-    targets: checkTargets(modes, coldStarts, scale, write),
+    tracing,
+    targets: checkTargets(modes, coldStarts, scale, write, tracing),
   }
 }

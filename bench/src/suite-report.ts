@@ -7,6 +7,7 @@ import { scaleSection } from './run-scale.js'
 import type { SuiteReport } from './run-suite.js'
 import { writeCeilingSection } from './run-write-ceiling.js'
 import { scenariosFor, STORED_KEY_SCENARIO } from './scenarios.js'
+import { tracingSection } from './tracing-report.js'
 import type { Mode } from './servers.js'
 
 /**
@@ -20,6 +21,7 @@ export const HEADINGS = {
   coldStarts: '## Cold start and idle memory',
   write: '## Two instances writing',
   growth: '## Growth',
+  tracing: '## Tracing: what it costs',
 } as const
 
 const MODE_TITLE: Readonly<Record<Mode, string>> = { memory: 'In memory', postgres: 'PostgreSQL' }
@@ -133,5 +135,6 @@ export const renderSuite = (report: SuiteReport): string => {
     ...(report.scale === undefined
       ? []
       : [scaleSection(report.scale, options.probeRequests, HEADINGS.growth, 'summary'), '']),
+    ...(report.tracing === undefined ? [] : [tracingSection(report.tracing, HEADINGS.tracing), '']),
   ].join('\n')
 }

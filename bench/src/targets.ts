@@ -4,6 +4,7 @@ import { x } from './markdown.js'
 import { mib } from './memory.js'
 import type { ModeFigures, ScenarioFigures } from './run-mode.js'
 import type { ScaleFigures } from './run-scale.js'
+import { TRACING_AIMS, TRACING_VARIANTS, type TracingFigures } from './run-tracing.js'
 import { writeSummary, type WriteCeiling } from './run-write-ceiling.js'
 import type { Mode } from './servers.js'
 
@@ -56,6 +57,7 @@ export const checkTargets = (
   coldStarts: ReadonlyArray<ColdStarts>,
   scale: ScaleFigures | undefined,
   write: WriteCeiling | undefined = undefined,
+  tracing: TracingFigures | undefined = undefined,
 ): ReadonlyArray<Target> => {
   const targets: Array<Target> = []
   for (const mode of modes) {
@@ -160,5 +162,18 @@ export const checkTargets = (
       },
     )
   }
+  // Issue 28: list 20 with tracing on, against off, in the same run.
+  for (const m of tracing?.modes ?? [])
+    for (const { key, title } of TRACING_VARIANTS) {
+      if (key === 'off') continue
+      const ratio = median(m.rounds.map((r) => r[key].requestsPerSecond / r.off.requestsPerSecond))
+      const aim = TRACING_AIMS[m.mode][key]
+      targets.push({
+        what: `${m.mode}, list 20, tracing ${title}: requests/s`,
+        goal: `≥ ${aim.toFixed(2)}× tracing off`,
+        measured: x(ratio),
+        met: ratio >= aim,
+      })
+    }
   return targets
 }

@@ -11,16 +11,16 @@ import type { Mode } from './servers.js'
 type VariantKey = (typeof TRACING_VARIANTS)[number]['key']
 
 const TITLES: Readonly<Record<Mode, string>> = {
-  memory: 'In memory, list 20',
-  postgres: 'PostgreSQL, list 20',
+  memory: 'Tracing in memory, list 20',
+  postgres: 'Tracing on PostgreSQL, list 20',
 }
 
-/** The figures as the lab's sections. */
-export const tracingSection = (f: TracingFigures): string => {
+/** The figures as sections under `heading` (RESULTS.md's, or the lab's). */
+export const tracingSection = (f: TracingFigures, heading = '## Tracing: what it costs'): string => {
   const offCpu = (m: TracingModeFigures) => median(m.rounds.map((r) => r.off.cpuUsPerRequest))
   const memory = f.modes.find((m) => m.mode === 'memory')
   const sections = [
-    '## Tracing: what it costs',
+    heading,
     '',
     '### Off: the no-op path',
     '',

@@ -121,6 +121,8 @@ describe('pnpm bench --smoke', () => {
       'postgres, create on two instances (2 × 4 connections): inserts/s: ≥ 1.0× one instance (8 connections)',
       'postgres, create on two instances (2 × 4 connections): busy samples waiting on a Lock: < 10 %',
       'postgres, list 20: p50 latency at 10,000 pets: ≤ 1.5× at 1,000',
+      'memory, list 20, tracing on, every request sampled: requests/s: ≥ 0.85× tracing off',
+      'postgres, list 20, tracing on, 10 % sampled: requests/s: ≥ 0.95× tracing off',
     ])
       expect(targets).toContain(target)
   })
@@ -138,6 +140,7 @@ describe('pnpm bench --smoke', () => {
         'cold-start-and-idle-memory',
         'two-instances-writing',
         'growth',
+        'tracing-what-it-costs',
       ]),
     )
   })
