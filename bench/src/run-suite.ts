@@ -71,7 +71,11 @@ export const runSuite = async (
   }
   // Without PostgreSQL, in memory only (runTracing asks for a database only for the PostgreSQL mode).
   if (tracing === undefined && options.modes.includes('memory'))
-    tracing = await runTracing(options, () => Promise.reject(new Error('no PostgreSQL mode in this run')), log)
+    tracing = await runTracing(
+      options,
+      () => Promise.reject(new Error('no PostgreSQL mode in this run')),
+      log,
+    )
   return {
     run: finishRun(run, postgresVersion),
     options,
