@@ -53,7 +53,10 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
     clientAddressOf,
     owns: (path) => path === prefix || path.startsWith(under),
     serve: async (ctx) => {
-      const found = await authenticateKey(
+      // In the request's span: a stored key's lookup is its child.
+      const found = await withRequestSpan(
+        ctx,
+        authenticateKey<HttpContext>,
         authenticator,
         bearerKey(ctx.get('Authorization') || undefined),
         lookupLimit,

@@ -3,7 +3,8 @@ import type { PageCursor, PetData } from '@pets/domain'
 import { run, runLeft } from '@pets/domain/testing'
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createPostgresPetRepository } from '../src/index.js'
+import type { ApiKeyName } from '@pets/domain'
+import { createPostgresApiKeyStore, createPostgresPetRepository } from '../src/index.js'
 import { storeCall } from '../src/runner/unavailable.js'
 import { querySummary } from '../src/runner/query-summary.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
@@ -115,6 +116,38 @@ describe('a span per database statement, a child of the request that ran it', ()
     const statements = spans().filter((s) => s.name === 'SELECT pets' || s.name === 'INSERT pets')
     expect(statements.map((s) => s.name).sort()).toEqual(['INSERT pets', 'SELECT pets'])
     for (const s of statements) expect(s.parentSpanContext?.spanId).toBe(request.spanContext().spanId)
+  })
+
+  it("gives kysely's statements (a stored key's lookup) a span and their pool wait, read when the port is called", async () => {
+    const fresh = await open({ poolSize: 1 })
+    const keys = createPostgresApiKeyStore(fresh.db)
+    const { key } = await run(keys.issue('billing' as ApiKeyName))
+    exported.reset()
+    const request = provider.getTracer('test').startSpan('GET /v1/pets', { kind: SpanKind.SERVER })
+    const lookUp = context.with(trace.setSpan(ROOT_CONTEXT, request), () => keys.authenticate(key))
+    // Its task runs outside the request's context, a connection frees 30 ms later.
+    const client = await fresh.pool.connect()
+    const found = run(lookUp)
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    client.release()
+    expect((await found)._tag).toBe('Some')
+    request.end()
+    const statement = spans().find((s) => s.name === 'SELECT api_keys')!
+    expect(statement.kind).toBe(SpanKind.CLIENT)
+    expect(statement.parentSpanContext?.spanId).toBe(request.spanContext().spanId)
+    expect(statement.attributes).toMatchObject({
+      'db.system.name': 'postgresql',
+      'db.namespace': fresh.name,
+      'db.operation.name': 'SELECT',
+      'db.query.summary': 'SELECT api_keys',
+    })
+    expect(JSON.stringify(statement.attributes)).not.toContain(key)
+    const wait = spans().find((s) => s.name === 'postgresql pool wait')!
+    expect(wait.parentSpanContext?.spanId).toBe(request.spanContext().spanId)
+    // Outside a request nothing is traced, on the same connection afterwards.
+    exported.reset()
+    await run(keys.authenticate(key))
+    expect(spans()).toEqual([])
   })
 
   it("reports a 503 inside the request's context, so the host's warn line carries its ids", async () => {

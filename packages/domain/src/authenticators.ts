@@ -6,12 +6,16 @@ import type { Authenticator } from './ports.js'
 /** An authenticator that accepts a key when any of `authenticators` does, asking them in order. */
 export const anyAuthenticator = (...authenticators: ReadonlyArray<Authenticator>): Authenticator => ({
   // A loop, not a chain of TaskEithers: each link would cost a promise, on every request.
-  authenticate: (apiKey) => async () => {
-    for (const authenticator of authenticators) {
-      const found = await authenticator.authenticate(apiKey)()
-      if (E.isLeft(found) || O.isSome(found.right)) return found
+  // Each one's task made when this one's is (a port may read its caller's context then), run in turn.
+  authenticate: (apiKey) => {
+    const tasks = authenticators.map((authenticator) => authenticator.authenticate(apiKey))
+    return async () => {
+      for (const task of tasks) {
+        const found = await task()
+        if (E.isLeft(found) || O.isSome(found.right)) return found
+      }
+      return E.right(O.none)
     }
-    return E.right(O.none)
   },
   // Memory decides only when each authenticator before the one that knows the key said no from memory.
   fromMemory: (apiKey) => {

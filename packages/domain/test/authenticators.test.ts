@@ -45,6 +45,19 @@ describe('anyAuthenticator', () => {
     expect(second.asked).toEqual(['c'])
   })
 
+  it("makes every authenticator's task when its own is made (a port reads its caller's context then)", async () => {
+    const made: Array<string> = []
+    const making = (name: string, found: O.Option<ApiKeyOwner>): Authenticator => ({
+      authenticate: () => {
+        made.push(name)
+        return TE.right(found)
+      },
+    })
+    const task = anyAuthenticator(making('first', O.none), making('second', O.some(bob))).authenticate('k')
+    expect(made).toEqual(['first', 'second'])
+    expect(await task()).toEqual(E.right(O.some(bob)))
+  })
+
   it('answers none when it has no authenticator at all', async () => {
     expect(await anyAuthenticator().authenticate('k')()).toEqual(E.right(O.none))
   })

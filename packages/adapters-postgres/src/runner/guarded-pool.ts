@@ -1,10 +1,9 @@
-import { context } from '@opentelemetry/api'
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
 import { asError } from './as-error.js'
 import { destroySocket } from './broken-connections.js'
 import { guardQueries, type Tracked } from './guarded-query.js'
-import { endStatementSpan, poolWaitSpan, recording, startStatementSpan } from './statement-spans.js'
+import { endStatementSpan, startStatementSpan, tracedCheckOut } from './statement-spans.js'
 import {
   submitStatement,
   type RunDone,
@@ -71,8 +70,10 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
 
   const { guarded, trusted } = guardQueries(queryTimeoutMs, now)
 
-  const query = (entry: Tracked, text: string, parameters: ReadonlyArray<unknown> | undefined) =>
-    new Promise<pg.QueryResult>((resolve, reject) =>
+  // A query of kysely (or a connection's first use): a statement span when its checkout was traced.
+  const query = (entry: Tracked, text: string, parameters: ReadonlyArray<unknown> | undefined) => {
+    const span = entry.tracedIn && startStatementSpan({ text }, entry.client, entry.tracedIn)
+    return new Promise<pg.QueryResult>((resolve, reject) =>
       guarded<pg.QueryResult>(
         entry,
         (answered) =>
@@ -80,9 +81,13 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
             (result) => answered(undefined, result),
             answered,
           ),
-        (error, result) => (error === undefined ? resolve(result!) : reject(error)),
+        (error, result) => {
+          endStatementSpan(span, error)
+          return error === undefined ? resolve(result!) : reject(error)
+        },
       ),
     )
+  }
 
   const track = (client: pg.PoolClient): Tracked => {
     const known = tracked.get(client)
@@ -98,6 +103,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
             ? query(entry, text, parameters)
             : client.query(text as pg.Submittable)) as unknown as PostgresPoolClient['query'],
         release: () => {
+          entry.tracedIn = undefined
           if (entry.broken === undefined) client.release()
           else evict(client, entry.broken)
         },
@@ -143,16 +149,11 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
     statement: Statement<Row>,
     values: ReadonlyArray<string | null>,
     done: RunDone<Row>,
-  ): void => {
-    // The caller's context, read now (a port reads it when it is called): its spans are children of it.
-    const parent = context.active()
-    const traced = recording(parent)
-    const askedAt = traced ? Date.now() : 0
-    checkOut((error, entry) => {
-      if (traced) poolWaitSpan(parent, askedAt, error)
+  ): void =>
+    tracedCheckOut(checkOut, (error, entry, parent) => {
       if (error !== undefined) return done(asError(error), [])
       const send = <R>(s: Statement<R>, v: ReadonlyArray<string | null>, then: RunDone<R>) => {
-        const span = traced ? startStatementSpan(s, entry!.client, parent) : undefined
+        const span = parent === undefined ? undefined : startStatementSpan(s, entry!.client, parent)
         guarded<Array<R>>(
           entry!,
           (answered) => submit(entry!.client, s, v, answered),
@@ -171,15 +172,17 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
         failure === undefined ? send(statement, values, last) : last(failure, []),
       )
     })
-  }
-
-  const checkedOut = () =>
-    new Promise<Tracked>((resolve, reject) =>
-      checkOut((error, entry) => (error === undefined ? resolve(entry!) : reject(error))),
-    )
 
   return {
-    connect: async () => (await checkedOut()).wrapper,
+    // kysely asks synchronously where its call began: that context parents the wait and the statements.
+    connect: () =>
+      new Promise((resolve, reject) =>
+        tracedCheckOut(checkOut, (error, entry, parent) => {
+          if (error !== undefined) return reject(error)
+          entry!.tracedIn = parent
+          resolve(entry!.wrapper)
+        }),
+      ),
     runPrepared: <Row>(statement: Statement<Row>, values: ReadonlyArray<string | null>, done: RunDone<Row>) =>
       runSteps(undefined, [], statement, values, done),
     runPreparedAfter: runSteps,

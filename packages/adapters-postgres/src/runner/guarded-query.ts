@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api'
 import type { PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
 import { isBrokenConnection, QueryReadTimeoutError } from './broken-connections.js'
@@ -14,6 +15,8 @@ export type Tracked = {
   lastAnsweredAt: number
   /** Set once a query broke the connection: it is then destroyed at its release. */
   broken?: unknown
+  /** While checked out by kysely for a call whose span records: the context its statements' spans are children of. */
+  tracedIn?: Context | undefined
 }
 
 /** Sends a query and calls back once, with its error or its answer. */

@@ -76,3 +76,21 @@ export const poolWaitSpan = (parent: Context, startedAt: number, error: unknown)
   }
   span.end(now)
 }
+
+/**
+ * Checks a connection out for the caller of now (its context read now, as a port reads it): a span for the
+ * pool's wait when it lasted long enough; `then` is given the context to parent the statements with, when
+ * it records.
+ */
+export const tracedCheckOut = <E>(
+  checkOut: (done: (error: unknown, entry?: E) => void) => void,
+  then: (error: unknown, entry: E | undefined, parent: Context | undefined) => void,
+): void => {
+  const parent = context.active()
+  const traced = recording(parent)
+  const askedAt = traced ? Date.now() : 0
+  checkOut((error, entry) => {
+    if (traced) poolWaitSpan(parent, askedAt, error)
+    then(error, entry, traced ? parent : undefined)
+  })
+}

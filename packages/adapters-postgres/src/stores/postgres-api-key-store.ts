@@ -118,10 +118,16 @@ export const createPostgresApiKeyStore = (
   }
 
   return {
-    authenticate: (apiKey) => () => {
+    // The lookup's task is made when the port is called, so that it reads the caller's context then (its
+    // statement's span is a child of the request, whatever context manager the host has); run only when
+    // the index does not answer.
+    authenticate: (apiKey) => {
       const digest = apiKeyDigest(apiKey)
-      const known = fromIndex(digest)
-      return known === undefined ? byDigest.lookUp(digest)() : Promise.resolve(E.right(known))
+      const lookUp = byDigest.lookUp(digest)
+      return () => {
+        const known = fromIndex(digest)
+        return known === undefined ? lookUp() : Promise.resolve(E.right(known))
+      }
     },
     byDigest,
     issue: (name) =>
