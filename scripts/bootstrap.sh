@@ -36,65 +36,48 @@ ensure_postgres() {
   say "no PostgreSQL answers on ${PGHOST:-127.0.0.1}:${PGPORT:-5432}; the PostgreSQL tests will say how to provide one"
 }
 
-# The docs page is tested in Debian's Chromium (playwright-core drives it and never downloads a
-# browser); the test fails, saying how to install it, when /usr/bin/chromium is missing.
-ensure_chromium() {
-  if [ -x /usr/bin/chromium ]; then return; fi
-  local sudo=""
+# Installs a Debian package for the tests that need it, as root or through a password-less sudo:
+# apt_install PACKAGE WHAT-FOR ELSE. Without either, or without apt-get, or when apt-get fails, it says
+# so (ELSE: what to do instead) and goes on: the tests that need the package fail, saying how to get it.
+apt_install() {
+  local package=$1 what_for=$2 otherwise=$3 sudo=""
   if [ "$(id -u)" -ne 0 ]; then
     if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
-      say "cannot install Chromium (not root, no sudo): run 'apt-get update && apt-get install -y chromium' as root"
+      say "cannot install $package (not root, no sudo): run 'apt-get update && apt-get install -y $package' as root"
       return
     fi
   fi
   if ! command -v apt-get >/dev/null 2>&1; then
-    say "cannot install Chromium: no apt-get here; install a chromium at /usr/bin/chromium"
+    say "cannot install $package: no apt-get here; $otherwise"
     return
   fi
-  say "installing Debian's chromium for the browser test"
-  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2 ||
-    say "installing chromium failed; the browser test will say how to install it"
+  say "installing Debian's $package for $what_for"
+  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$package" >&2 ||
+    say "installing $package failed; $otherwise"
+}
+
+# The docs page is tested in Debian's Chromium (playwright-core drives it and never downloads a
+# browser); the test fails, saying how to install it, when /usr/bin/chromium is missing.
+ensure_chromium() {
+  [ -x /usr/bin/chromium ] ||
+    apt_install chromium 'the browser test' 'install a chromium at /usr/bin/chromium'
 }
 
 # The PgBouncer tests start Debian's pgbouncer (transaction mode, a free port) in front of the test
 # PostgreSQL, unless TEST_PGBOUNCER_URL names one; they fail, saying how to install it, without it.
+# Where systemd runs, the package starts a system-wide PgBouncer; the tests start their own.
 ensure_pgbouncer() {
-  if [ -n "${TEST_PGBOUNCER_URL:-}" ] || [ -x /usr/sbin/pgbouncer ]; then return; fi
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
-      say "cannot install PgBouncer (not root, no sudo): run 'apt-get update && apt-get install -y pgbouncer' as root"
-      return
-    fi
-  fi
-  if ! command -v apt-get >/dev/null 2>&1; then
-    say "cannot install PgBouncer: no apt-get here; install pgbouncer at /usr/sbin/pgbouncer or set TEST_PGBOUNCER_URL"
-    return
-  fi
-  say "installing Debian's pgbouncer for the tests through a transaction pooler"
-  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq pgbouncer >&2 ||
-    say "installing pgbouncer failed; the PgBouncer tests will say how to provide one"
-  # The package starts a system-wide PgBouncer where systemd runs; the tests start their own.
+  [ -n "${TEST_PGBOUNCER_URL:-}" ] || [ -x /usr/sbin/pgbouncer ] ||
+    apt_install pgbouncer 'the tests through a transaction pooler' \
+      'install pgbouncer at /usr/sbin/pgbouncer or set TEST_PGBOUNCER_URL'
 }
 
 # The failover tests start a pg_auto_failover formation (a monitor and two nodes, Debian's
 # pg_autoctl 2.x for PostgreSQL 15, free ports); they fail, saying how to install it, without it.
 ensure_auto_failover() {
-  if command -v pg_autoctl >/dev/null 2>&1 && [ -f /usr/share/postgresql/15/extension/pgautofailover.control ]; then return; fi
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
-      say "cannot install pg_auto_failover (not root, no sudo): run 'apt-get update && apt-get install -y postgresql-15-auto-failover' as root"
-      return
-    fi
-  fi
-  if ! command -v apt-get >/dev/null 2>&1; then
-    say "cannot install pg_auto_failover: no apt-get here; install pg_autoctl and the pgautofailover extension for PostgreSQL 15"
-    return
-  fi
-  say "installing Debian's postgresql-15-auto-failover for the failover tests"
-  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql-15-auto-failover >&2 ||
-    say "installing postgresql-15-auto-failover failed; the failover tests will say how to install it"
+  { command -v pg_autoctl >/dev/null 2>&1 && [ -f /usr/share/postgresql/15/extension/pgautofailover.control ]; } ||
+    apt_install postgresql-15-auto-failover 'the failover tests' \
+      'install pg_autoctl and the pgautofailover extension for PostgreSQL 15'
 }
 
 command="${1:-}"
