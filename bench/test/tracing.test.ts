@@ -29,7 +29,7 @@ describe('pnpm bench:tracing --smoke', () => {
     const options = { ...lab.defaults(smokeOptions(process.env)), modes: ['memory' as const] }
     const markdown = await runLab(lab, options, startRun('pnpm bench:tracing --smoke'), () => {})
     expect(markdown).toContain('### Off: the no-op path')
-    expect(markdown).toContain('### In memory, list 20')
+    expect(markdown).toContain('### Tracing in memory, list 20')
     const exported = (variant: string) => {
       const row = markdown.split('\n').find((line) => line.startsWith(`| ${variant} |`)) ?? ''
       return Number(/\(([\d.]+)\) \|$/.exec(row)?.[1])
