@@ -33,7 +33,7 @@ const stdoutIsReplaced = () =>
   process.stdout.write !== (process.stdout.constructor.prototype as NodeJS.WriteStream).write
 
 // The ids of the span a line is logged under, when it records (inside a sampled request's context.with,
-// synchronously: see tracing/synchronous-context.ts): a log search finds its trace. A fresh object each
+// synchronously: see tracing/start-tracing.ts): a log search finds its trace. A fresh object each
 // time: pino merges the line's own fields into it.
 const activeTraceIds = (): object => {
   const span = trace.getActiveSpan()

@@ -1,13 +1,4 @@
-import {
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Context,
-  type ContextManager,
-} from '@opentelemetry/api'
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { Authenticator, PetRepository } from '@pets/domain'
 import {
   AlwaysOffSampler,
@@ -15,6 +6,7 @@ import {
   NodeTracerProvider,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node'
+import { StackContextManager } from '@opentelemetry/sdk-trace'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { ServerResponse } from 'node:http'
 import { connect } from 'node:net'
@@ -55,29 +47,6 @@ const start = async (overrides: Partial<HttpAppOptions> = {}) => {
   return { ...app, logger, port: Number(new URL(app.url).port) }
 }
 const spans = () => exported.getFinishedSpans()
-
-// What apps/api registers: the active context only for the synchronous part of `with`, no async hooks.
-class SynchronousContext implements ContextManager {
-  private current: Context = ROOT_CONTEXT
-  active = () => this.current
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
-    ctx: Context,
-    fn: F,
-    thisArg?: ThisParameterType<F>,
-    ...args: A
-  ): ReturnType<F> {
-    const previous = this.current
-    this.current = ctx
-    try {
-      return fn.call(thisArg, ...args)
-    } finally {
-      this.current = previous
-    }
-  }
-  bind = <T>(_: Context, target: T): T => target
-  enable = () => this
-  disable = () => this
-}
 
 describe('the server span of a request', () => {
   it('is named after the route template, carries the stable HTTP attributes, and its ids are in the log line', async () => {
@@ -152,7 +121,8 @@ describe('the server span of a request', () => {
 
   it.each([
     ['AsyncLocalStorage', () => provider.register()],
-    ['a synchronous context manager', () => void context.setGlobalContextManager(new SynchronousContext())],
+    // What apps/api registers: the active context only for the synchronous part of `with`, no async hooks.
+    ['a synchronous context manager', () => void context.setGlobalContextManager(new StackContextManager())],
   ])(
     'is active where the store is called (%s): after the awaits of authentication and of the body too',
     async (_, manager) => {

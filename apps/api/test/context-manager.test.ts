@@ -1,14 +1,16 @@
 import { createContextKey, ROOT_CONTEXT } from '@opentelemetry/api'
 import { describe, expect, it } from 'vitest'
-import { SynchronousContextManager } from '../src/tracing/synchronous-context.js'
+import { StackContextManager } from '@opentelemetry/sdk-trace'
 
 const KEY = createContextKey('test')
 const named = (name: string) => ROOT_CONTEXT.setValue(KEY, name)
-const nameOf = (manager: SynchronousContextManager) => manager.active().getValue(KEY)
+const nameOf = (manager: StackContextManager) => manager.active().getValue(KEY)
 
-describe('the synchronous context manager', () => {
+// The service keeps the active context with the SDK's StackContextManager (start-tracing.ts): what it relies
+// on, held here so that an upgrade that changes it fails by name.
+describe("the SDK's StackContextManager, as the service uses it", () => {
   it('makes a context active for the synchronous part of `with` only, nested or thrown out of', async () => {
-    const manager = new SynchronousContextManager()
+    const manager = new StackContextManager()
     const seen: Array<unknown> = []
     const later = manager.with(named('outer'), async () => {
       seen.push(nameOf(manager))
@@ -30,7 +32,7 @@ describe('the synchronous context manager', () => {
   })
 
   it('binds a function to a context, with its own `this` and arguments', () => {
-    const manager = new SynchronousContextManager()
+    const manager = new StackContextManager()
     const bound = manager.bind(named('bound'), function (this: { n: number }, add: number) {
       return [nameOf(manager), this.n + add]
     })
