@@ -51,8 +51,10 @@ export const targetedClient = (targets: ConnectionTargets): typeof pg.Client =>
         return { reason: reasonOf(error), final: true, error }
       }
       const why = await sessionRefusal(this, attempt.wanted, left(attempt.budgetMs, started))
-      if (why === undefined) this.off('error', ignore)
-      if (why === undefined) return { value: this }
+      if (why === undefined) {
+        this.off('error', ignore)
+        return { value: this }
+      }
       close(this)
       const reason = attempt.last ? why : `${why} (after a probe accepted it)`
       return { reason, final: true, error: sessionError(reason, attempt.wanted) }

@@ -2,13 +2,12 @@ import {
   context,
   SpanKind,
   SpanStatusCode,
-  trace,
   type Attributes,
   type Context,
   type Span,
 } from '@opentelemetry/api'
 import { querySummary } from './query-summary.js'
-import { tracer } from './tracer.js'
+import { recording, tracer } from './tracer.js'
 import { sqlstateOf } from './unavailable.js'
 
 /** Where a statement went, for its span: a connection's database and server (pg.Client's public fields). */
@@ -16,10 +15,6 @@ export type SpanTarget = { readonly database?: unknown; readonly host?: unknown;
 
 /** A wait of the pool for a connection shorter than this gets no span of its own, in ms. */
 export const POOL_WAIT_SPAN_MS = 5
-
-/** Whether `parent` (the active context unless given) has a span that records: else no span is made. */
-export const recording = (parent: Context = context.active()): boolean =>
-  trace.getSpan(parent)?.isRecording() === true
 
 /**
  * A CLIENT span for one statement, a child of `parent` (the active context unless given), named by the

@@ -2,7 +2,7 @@ import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api'
 import { storeRefusesWrites, storeUnavailable, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import { tracer } from './tracer.js'
+import { recording, tracer } from './tracer.js'
 
 // The network could not reach the server, or the connection broke.
 const NODE_CODES = new Set([
@@ -166,7 +166,7 @@ export const storeCall = <A>(
         if (kind === 'defect') return reject(error)
         if (kind === 'retry' && attempt === 1) {
           attempt++
-          if (trace.getSpan(parent)?.isRecording() !== true) return context.with(parent, begin)
+          if (!recording(parent)) return context.with(parent, begin)
           retry = tracer().startSpan(
             `retry ${options.operation ?? 'unknown'}`,
             {
