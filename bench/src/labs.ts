@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import { ablationSection, runAblation } from './ablation/run-ablation.js'
 import { ensureWrk } from './load.js'
 import type { BenchOptions } from './options.js'
-import { createDatabase, databaseUrl, dropDatabase, seedPets, show } from './postgres.js'
+import { benchKey, withDatabase } from './own-database.js'
+import { show } from './postgres.js'
 import { floodSection, runFlood } from './run-flood.js'
 import { finishRun, runHeader, type Run } from './run-header.js'
 import { pgBouncerSection, runPgBouncer } from './run-pgbouncer.js'
@@ -10,7 +10,6 @@ import { profilesSection, runProfiles } from './run-profiles.js'
 import { runScale, scaleSection } from './run-scale.js'
 import { runTracing } from './run-tracing.js'
 import { runWriteCeiling, writeCeilingSection } from './run-write-ceiling.js'
-import { serviceCommand, type Shared } from './servers.js'
 import { tracingSection } from './tracing-report.js'
 
 type Log = (line: string) => void
@@ -29,29 +28,8 @@ export type Lab = {
   readonly run: (options: BenchOptions, log: Log) => Promise<string>
 }
 
-const key = () => randomBytes(24).toString('base64url')
-
 // Investigations take fewer rounds than the targets: 3 (one in a smoke run).
 const threeRounds = (base: BenchOptions): BenchOptions => ({ ...base, rounds: base.smoke ? 1 : 3 })
-
-/** On a database of its own, migrated and seeded with the options' pets; dropped at the end. */
-const withDatabase = async <A>(
-  options: BenchOptions,
-  suffix: string,
-  work: (shared: Shared & { readonly databaseUrl: string }, apiKey: string) => Promise<A>,
-): Promise<A> => {
-  const name = `${options.databaseName}_${suffix}`
-  await createDatabase(options.adminUrl, name)
-  try {
-    const url = databaseUrl(options.adminUrl, name)
-    await serviceCommand(url, 'migrate')
-    await seedPets(url, options.seededPets)
-    const apiKey = key()
-    return await work({ apiKeys: [key(), apiKey], databaseUrl: url }, apiKey)
-  } finally {
-    await dropDatabase(options.adminUrl, name)
-  }
-}
 
 export const LABS: Readonly<Record<string, Lab>> = {
   flood: {
@@ -72,7 +50,7 @@ export const LABS: Readonly<Record<string, Lab>> = {
     defaults: threeRounds,
     usesPostgres: () => true,
     usesWrk: true,
-    run: async (options, log) => pgBouncerSection(await runPgBouncer(options, [key()], log)),
+    run: async (options, log) => pgBouncerSection(await runPgBouncer(options, [benchKey()], log)),
   },
   'write-ceiling': {
     title: 'Lab: the write ceiling',
@@ -132,7 +110,7 @@ export const LABS: Readonly<Record<string, Lab>> = {
     usesPostgres: (options) => options.modes.includes('postgres'),
     usesWrk: true,
     run: async (options, log) => {
-      const apiKey = key()
+      const apiKey = benchKey()
       const memory = options.modes.includes('memory')
         ? await runProfiles('memory', options.load, options.seededPets, { apiKeys: [apiKey] }, apiKey, log)
         : []

@@ -3,6 +3,7 @@ import { measureColdStarts, type ColdStarts } from './cold-starts.js'
 import { ensureWrk } from './load.js'
 import type { BenchOptions } from './options.js'
 import { createDatabase, databaseUrl, dropDatabase } from './postgres.js'
+import { withDatabase } from './own-database.js'
 import { finishRun, type FinishedRun, type Run } from './run-header.js'
 import { runMode, type ModeFigures } from './run-mode.js'
 import { runScale, type ScaleFigures } from './run-scale.js'
@@ -22,15 +23,15 @@ export type SuiteReport = {
   /** The listings' latency at each number of pets, and the plans at the largest. */
   readonly scale: ScaleFigures | undefined
   /** List 20 with tracing off, on for every request, on for one in ten (issue 28). */
-  readonly tracing: TracingFigures | undefined
+  readonly tracing: TracingFigures
   readonly targets: ReadonlyArray<Target>
 }
 
 /**
  * Runs what the targets are checked on (`pnpm bench`): the in-memory mode and its cold starts,
  * then, on a database of its own, the PostgreSQL mode, its cold starts, creates with two instances
- * against one, the listings' growth with the number of pets, and what tracing costs in each mode;
- * drops the database at the end.
+ * against one, and the listings' growth with the number of pets, dropping the database at the end;
+ * last, what tracing costs in each mode (on PostgreSQL, on a fresh database seeded alike).
  * Throws (and reports nothing) when any run had an error or an unexpected status.
  */
 export const runSuite = async (
@@ -46,7 +47,6 @@ export const runSuite = async (
   const coldStarts: Array<ColdStarts> = []
   let write: WriteCeiling | undefined
   let scale: ScaleFigures | undefined
-  let tracing: TracingFigures | undefined
   let postgresVersion: string | undefined
 
   if (options.modes.includes('memory')) {
@@ -64,18 +64,12 @@ export const runSuite = async (
       coldStarts.push(...(await measureColdStarts(figures, options.coldStarts, postgres, log)))
       write = await runWriteCeiling(options, postgres, apiKey, log)
       if (options.scaleSizes.length > 0) scale = await runScale(options, postgres, apiKey, log)
-      tracing = await runTracing(options, (work) => work(postgres, apiKey), log)
     } finally {
       await dropDatabase(options.adminUrl, options.databaseName)
     }
   }
-  // Without PostgreSQL, in memory only (runTracing asks for a database only for the PostgreSQL mode).
-  if (tracing === undefined && options.modes.includes('memory'))
-    tracing = await runTracing(
-      options,
-      () => Promise.reject(new Error('no PostgreSQL mode in this run')),
-      log,
-    )
+  // On a database of its own, holding the seeded pets as the scenarios' did (not what create and growth left).
+  const tracing = await runTracing(options, (work) => withDatabase(options, 'tracing', work), log)
   return {
     run: finishRun(run, postgresVersion),
     options,

@@ -135,6 +135,7 @@ export const renderSuite = (report: SuiteReport): string => {
     ...(report.scale === undefined
       ? []
       : [scaleSection(report.scale, options.probeRequests, HEADINGS.growth, 'summary'), '']),
-    ...(report.tracing === undefined ? [] : [tracingSection(report.tracing, HEADINGS.tracing), '']),
+    tracingSection(report.tracing, HEADINGS.tracing),
+    '',
   ].join('\n')
 }
