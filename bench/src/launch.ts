@@ -1,6 +1,6 @@
+import { freePort } from '@pets/adapters-postgres/testing'
 import { spawn } from 'node:child_process'
 import { request } from 'node:http'
-import { createServer } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { readProcMemory } from './memory.js'
@@ -35,16 +35,6 @@ export type LaunchSpec = {
   readonly timeoutMs?: number
   readonly answers?: ReadonlyArray<string>
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject()))
-    })
-  })
 
 const healthStatus = (url: string): Promise<number> =>
   new Promise((resolve) => {
