@@ -13,25 +13,6 @@ export const sqlstateOf = (error: unknown): string | undefined => {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
 }
 
-type Pool = ReturnType<typeof createPostgresDatabase>['pool']
-type ErrorEmitter = { on: (event: 'error', listener: () => void) => unknown }
-
-// The Client of a postgres:// URL (adapters-postgres's TargetedClient) is handed to pg-pool, which then
-// listens for its errors, a few microtasks after it connected. A FATAL read meanwhile (57P01 from a node
-// shutting down, sent right after ReadyForQuery) met no listener and ended the test run as an uncaught
-// exception. pg-pool makes each client with `new pool.Client`: here each listens from birth, and the
-// statement still fails as it should.
-const hearErrorsFromBirth = (pool: Pool): void => {
-  const holder = pool as unknown as { Client: new (...args: Array<unknown>) => ErrorEmitter }
-  const Base = holder.Client
-  holder.Client = class extends Base {
-    constructor(...args: Array<unknown>) {
-      super(...args)
-      this.on('error', () => {})
-    }
-  }
-}
-
 /**
  * Runs one statement on a connection of its own, which is destroyed if no answer comes within
  * `timeoutMs`. A client-side bound on purpose: statement_timeout would cancel a commit's wait for
@@ -51,7 +32,6 @@ export const queryOnce = async <R = Record<string, unknown>>(
     sendSessionSettings: false,
     pooler: 'none',
   })
-  hearErrorsFromBirth(database.pool)
   let timer: NodeJS.Timeout | undefined
   try {
     const client = await database.pool.connect()
