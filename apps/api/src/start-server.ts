@@ -1,4 +1,4 @@
-import { answerClientError } from '@pets/adapters-http'
+import { answerEveryRequest, APP_ANSWERS_EVERY_REQUEST } from '@pets/adapters-http'
 import {
   createServer,
   ServerResponse,
@@ -82,21 +82,24 @@ export const startServer = async (
         : super.writeHead(statusCode, headers ?? message)
     }
   }
+  const serve: Handler = (req, res) => {
+    if (handle !== undefined) handle(req, res)
+    else waiting.push(() => handle?.(req, res))
+  }
   const server = createServer(
     {
       // A client that sends its headers or body byte by byte cannot hold a connection forever.
       ...listenerTimeouts(config),
+      ...APP_ANSWERS_EVERY_REQUEST,
       maxHeaderSize: 16 * 1024,
       ServerResponse: DrainingResponse,
     },
-    (req, res) => {
-      if (handle !== undefined) handle(req, res)
-      else waiting.push(() => handle?.(req, res))
-    },
+    serve,
   )
   server.keepAliveTimeout = 5_000
-  // A request node's parser refuses (headers over maxHeaderSize, bad syntax) gets an Error body too.
-  server.on('clientError', answerClientError)
+  // What node would answer with a bare status line (a request its parser refuses, an unknown Expect, a
+  // CONNECT, no Host) gets the app's Error body too.
+  answerEveryRequest(server, serve)
   await listen(server, config.port, config.host)
   // From now on a server error (such as EMFILE on accept) is logged and serving goes on: without a listener,
   // the next one would end the process.
@@ -115,8 +118,9 @@ export const startServer = async (
     service = await build({ ...config, publicBaseUrl })
     // METRICS_PORT: /metrics on a listener of its own, which only monitoring should reach.
     if (service.operationsApp !== undefined && config.metricsPort !== undefined) {
-      metricsServer = createServer(listenerTimeouts(config), service.operationsApp.callback())
-      metricsServer.on('clientError', answerClientError)
+      const operations = service.operationsApp.callback()
+      metricsServer = createServer({ ...listenerTimeouts(config), ...APP_ANSWERS_EVERY_REQUEST }, operations)
+      answerEveryRequest(metricsServer, operations)
       capConnections(metricsServer, config.maxConnections, logger)
       await listen(metricsServer, config.metricsPort, config.host)
       metricsServer.on('error', onServerError)

@@ -35,7 +35,9 @@ export type PetsRouterOptions = {
 export const createPetsRouter = (options: PetsRouterOptions): HttpMiddleware => {
   const api = preparePetsApi(options)
   return async (ctx, next) => {
-    if (!api.owns(ctx.path)) return next()
+    // A CONNECT's target in authority form (`host:port`) has no path (null): never ours.
+    const path = ctx.path as string | null
+    if (path === null || !api.owns(path)) return next()
     const span = trace.getActiveSpan()
     await api.serve(ctx)
     const route = ctx.state.route

@@ -1,4 +1,10 @@
 export { answerClientError } from './answer-client-error.js'
+export {
+  answerEveryRequest,
+  APP_ANSWERS_EVERY_REQUEST,
+  CONNECT_ANSWER_MS,
+  type RequestHandler,
+} from './node-server-edges.js'
 export { bearerKey } from './authenticate.js'
 export { MAX_URL_BYTES } from './bound-url.js'
 export { decodeListPetsQuery, decodePetId, ListPetsQuery, PetIdParam } from './codecs.js'

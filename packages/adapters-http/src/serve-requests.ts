@@ -33,6 +33,13 @@ const KEPT_ON_ERROR = new Set(['x-request-id', 'connection'])
 const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
 const NOT_ALLOWED: Problem = { _tag: 'MethodNotAllowed', allow: READ_ONLY }
 const INTERNAL_ERROR: Problem = { _tag: 'InternalError' }
+const NO_HOST: Problem = { _tag: 'MalformedRequest', reason: 'An HTTP/1.1 request must carry a Host header.' }
+
+// RFC 9112 section 3.2: an HTTP/1.1 request without Host is refused with 400, as node's parser would (a
+// server made with `requireHostHeader: false` lets it through, so that it gets an Error body, not node's bare
+// status line), before anything else, as a request the parser refuses is.
+const lacksHost = (req: IncomingMessage): boolean =>
+  req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1
 
 // What every answer carries: `Cache-Control: no-store` unless a handler sets a policy of its own.
 const stamp = (res: ServerResponse, requestId: string) => {
@@ -77,7 +84,13 @@ export const serveRequests = ({
     sendProblem(ctx, NOT_FOUND)
   }
   const dispatch = (ctx: HttpContext) => {
-    const path = ctx.path
+    if (lacksHost(ctx.req)) {
+      ctx.set('Connection', 'close')
+      return sendProblem(ctx, NO_HOST)
+    }
+    // A CONNECT's target in authority form (`host:port`) has no path: nothing is there.
+    const path = ctx.path as string | null
+    if (path === null) return sendProblem(ctx, NOT_FOUND)
     return api?.owns(path) === true ? api.serve(ctx) : serveOutside(ctx, path)
   }
 

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { compileRoutes } from '../src/routes/dispatch.js'
 import { ROUTES } from '../src/routes/route-table.js'
 
-// @koa/router, set up as the service used it before its dispatch was compiled, is the oracle.
-const router = new Router({ prefix: '/v1' })
+// @koa/router, set up as the service used it before its dispatch was compiled but matching exactly (strict:
+// no trailing slash; sensitive: case counts), is the oracle.
+const router = new Router({ prefix: '/v1', strict: true, sensitive: true })
 for (const route of ROUTES)
   router[route.method](route.operationId, route.path.replace(/\{(\w+)\}/g, ':$1'), () => {})
 const oracle = (path: string, method: string) => {
@@ -70,12 +71,20 @@ describe('the compiled dispatch', () => {
 
   it.each([
     ['/v1/pets', 'GET', 'listPets'],
-    ['/v1/pets/', 'POST', 'createPet'],
-    ['/v1/PETS/7', 'HEAD', 'getPet'],
+    ['/v1/pets', 'POST', 'createPet'],
+    ['/v1/pets/7', 'HEAD', 'getPet'],
     ['/v1/store/orders', 'GET', 'listOrders'],
   ])('finds %s %s', (p, m, operation) => {
     expect(ours(p, m).operation).toBe(operation)
   })
+
+  // CONTRACT: any path under /v1 that the interface does not name is unknown: 404, not an operation.
+  it.each(['/v1/pets/', '/v1/PETS', '/v1/Pets/7', '/v1/pets/7/', '/v1/store/orders/', '/v1/Store/orders'])(
+    'finds nothing at %s',
+    (p) => {
+      expect(match(p)).toBeUndefined()
+    },
+  )
 
   it.each(['/v1/pets//', '/v1/pets/1/2', '/v1//pets', '/v1/pets/', '/v1'])(
     'agrees with @koa/router on the edge %s',

@@ -79,6 +79,61 @@ describe('what a caller without a key, or a careless one, can make the service d
     expect(answer.headers.connection).not.toBe('close')
   })
 
+  // What node:http would answer itself with a bare status line, or not at all, gets the app's answer.
+  const headOf = (answer: string) => answer.slice(0, answer.indexOf('\r\n\r\n')).toLowerCase()
+  const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown
+
+  it('answers an HTTP/1.1 request without Host 400 with an Error body and a request id, then closes', async () => {
+    for (const key of ['', `Authorization: ${BEARER}\r\n`]) {
+      const answer = await raw(app.port, `GET /v1/pets HTTP/1.1\r\n${key}\r\n`)
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+      expect(headOf(answer)).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
+      expect(headOf(answer)).toContain('connection: close')
+      expect(bodyOf(answer)).toEqual({
+        code: 'validation_failed',
+        message: 'An HTTP/1.1 request must carry a Host header.',
+        status: 400,
+      })
+    }
+  })
+
+  it('serves an HTTP/1.0 request without Host: that version has none to carry', async () => {
+    const answer = await raw(app.port, 'GET /v1/pets HTTP/1.0\r\n\r\n')
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /)
+  })
+
+  it('ignores an Expect it does not know (no bare 417): 401 without a key, 201 with one', async () => {
+    const post = (key: string) =>
+      raw(
+        app.port,
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n${key}Content-Type: application/json\r\n` +
+          'Content-Length: 29\r\nConnection: close\r\n\r\n{"name":"Rex","categoryId":1}',
+      )
+    const stranger = await post('')
+    expect(stranger).toMatch(/^HTTP\/1\.1 401 /)
+    expect(bodyOf(stranger)).toMatchObject({ code: 'unauthorized', status: 401 })
+    expect(await post(`Authorization: ${BEARER}\r\n`)).toMatch(/^HTTP\/1\.1 201 /)
+  })
+
+  it.each([
+    ['/v1/pets', '', 401, 'unauthorized'],
+    ['/v1/pets', `Authorization: ${BEARER}\r\n`, 405, 'method_not_allowed'],
+    ['/v1/nowhere', `Authorization: ${BEARER}\r\n`, 404, 'not_found'],
+    ['example.com:443', '', 404, 'not_found'],
+  ])(
+    'answers CONNECT %s (%s) %i with an Error body, then closes the connection',
+    async (target, key, status, code) => {
+      const answer = await raw(app.port, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n${key}\r\n`)
+      expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
+      expect(headOf(answer)).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
+      expect(headOf(answer)).toContain('connection: close')
+      if (status === 405) expect(headOf(answer)).toContain('allow: get, head, post')
+      expect(bodyOf(answer)).toMatchObject({ code, status })
+      // The server goes on serving.
+      expect((await app.send({ path: '/v1/pets', headers: { Authorization: BEARER } })).status).toBe(200)
+    },
+  )
+
   it('answers a body that ends early with 400, never 500', async () => {
     const answer = await raw(
       app.port,

@@ -62,6 +62,10 @@ const parseResponse = (bytes: Buffer): Response | undefined => {
  * Writes raw bytes to the server over a fresh TCP connection and reads the first answer, checked
  * against the OpenAPI document for the request line at the start of `bytes`.
  */
+/** As rawExchange, unchecked: for a listener that serves no OpenAPI document (METRICS_PORT's). */
+export const rawExchangeUnchecked = (url: string, bytes: Buffer | string): Promise<Response> =>
+  exchange(url, bytes)
+
 export const rawExchange = async (url: string, bytes: Buffer | string): Promise<Response> => {
   const [method, target = '/'] = Buffer.from(bytes).toString('latin1').split('\r\n')[0]?.split(' ') ?? []
   return expectConforms(new URL(url).origin, { method, target }, await exchange(url, bytes))

@@ -35,7 +35,8 @@ const decodeParam = (text: string): string => {
 
 /**
  * Compiles routes (paths below `prefix`, OpenAPI syntax) once into a matcher that matches as @koa/router
- * does by default, held so by a test (ARCHITECTURE.md, 'Made by hand, on purpose', row "dispatcher").
+ * does with `strict` and `sensitive`: exactly, case and trailing slash included (CONTRACT: any other path
+ * under /v1 is unknown, 404), held so by a test (ARCHITECTURE.md, 'Made by hand, on purpose', row "dispatcher").
  */
 export const compileRoutes = <H>(
   prefix: string,
@@ -63,14 +64,13 @@ export const compileRoutes = <H>(
     const segments = path
       .split('/')
       .slice(1)
-      .map((segment) => (/^\{\w+\}$/.test(segment) ? null : segment.toLowerCase()))
+      .map((segment) => (/^\{\w+\}$/.test(segment) ? null : segment))
     return { route, segments, whole: { route, params: NO_PARAMS } }
   })
 
   return (path) => {
     if (!path.startsWith(prefix)) return undefined
-    let below = path.slice(prefix.length)
-    if (below.length > 1 && below.endsWith('/')) below = below.slice(0, -1)
+    const below = path.slice(prefix.length)
     if (below.length === 0 || below[0] !== '/') return undefined
     const segments = below.slice(1).split('/')
     for (const candidate of compiled) {
@@ -83,9 +83,7 @@ export const compileRoutes = <H>(
         if (expected === null) {
           if (segment.length === 0) matched = false
           else (params ??= []).push(decodeParam(segment))
-        } else
-          matched =
-            expected !== undefined && expected.length === segment.length && segment.toLowerCase() === expected
+        } else matched = segment === expected
       }
       if (matched) return params === undefined ? candidate.whole : { route: candidate.route, params }
     }

@@ -7,7 +7,12 @@ import { createPet, getPet, listPets, type PetRepository } from '@pets/domain'
 import { aClock } from '@pets/domain/testing'
 import { Agent, createServer, request, type OutgoingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { answerClientError, createHttpApp, type HttpAppOptions } from '../../src/index.js'
+import {
+  answerEveryRequest,
+  APP_ANSWERS_EVERY_REQUEST,
+  createHttpApp,
+  type HttpAppOptions,
+} from '../../src/index.js'
 
 /** The two keys every app of these tests accepts, with the ids `key-1` and `key-2`. */
 export const KEYS = ['first-test-key', 'second-test-key'] as const
@@ -60,13 +65,14 @@ export type Sent = {
 }
 
 /**
- * Serves an app on 127.0.0.1 with node's own server (maxHeaderSize 16 KiB and answerClientError,
- * as apps/api does), and sends requests over kept-alive connections: what fetch cannot send,
+ * Serves an app on 127.0.0.1 with node's own server (maxHeaderSize 16 KiB, APP_ANSWERS_EVERY_REQUEST and
+ * answerEveryRequest, as apps/api does), and sends requests over kept-alive connections: what fetch cannot send,
  * such as any header value node:http allows, is sent as given.
  */
 export const serveApp = async (options: HttpAppOptions) => {
-  const server = createServer({ maxHeaderSize: 16 * 1024 }, createHttpApp(options).callback())
-  server.on('clientError', answerClientError)
+  const handle = createHttpApp(options).callback()
+  const server = createServer({ maxHeaderSize: 16 * 1024, ...APP_ANSWERS_EVERY_REQUEST }, handle)
+  answerEveryRequest(server, handle)
   // Longer than any pause between requests of a test, so a kept-alive connection is never closed under one.
   server.keepAliveTimeout = 60_000
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

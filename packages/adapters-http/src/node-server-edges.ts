@@ -1,0 +1,45 @@
+import { ServerResponse, type IncomingMessage, type Server } from 'node:http'
+import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { answerClientError } from './answer-client-error.js'
+
+/** What serves a request: an app's `callback()`, or whatever hands requests to it. */
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
+
+/** How long the connection of a CONNECT request stays open for its answer: node's timeouts no longer watch it. */
+export const CONNECT_ANSWER_MS = 10_000
+
+/**
+ * Options for `createServer` that leave to the app a request node:http would refuse with a bare status:
+ * an HTTP/1.1 request without `Host` (serveRequests answers it 400 with an Error body).
+ */
+export const APP_ANSWERS_EVERY_REQUEST = { requireHostHeader: false } as const
+
+/**
+ * Lets `handle` answer what node:http answers by itself with a bare status line, or not at all (CONTRACT:
+ * every answer is an Error body with `X-Request-Id`; under /v1, 401 comes first):
+ * - a request its parser refuses (too large, malformed, slow): 400 with an Error body (answerClientError);
+ * - an `Expect` other than `100-continue` (node's 417, without a body): the expectation is ignored, as RFC
+ *   9110 section 10.1.1 allows (a server MAY answer 417), and the request is served like any other;
+ * - a `CONNECT` (node closes its connection without a word): answered as any method the app does not serve
+ *   (401, 404 or 405 with `Allow`), then its connection is closed, since node's parser has let go of it.
+ * Made with APP_ANSWERS_EVERY_REQUEST, the server also leaves a request without `Host` to the app.
+ */
+export const answerEveryRequest = (server: Server, handle: RequestHandler): void => {
+  server.on('clientError', answerClientError)
+  server.on('checkExpectation', handle)
+  server.on('connect', (req: IncomingMessage, stream: Duplex) => {
+    const socket = stream as Socket
+    // Node took its own listeners off the socket as it handed it over: an error must not end the process.
+    socket.on('error', () => socket.destroy())
+    socket.setTimeout(CONNECT_ANSWER_MS, () => socket.destroy())
+    const res = new ServerResponse(req)
+    res.shouldKeepAlive = false
+    res.assignSocket(socket)
+    res.on('finish', () => {
+      res.detachSocket(socket)
+      socket.end()
+    })
+    handle(req, res)
+  })
+}
