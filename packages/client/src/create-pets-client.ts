@@ -96,8 +96,15 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
     }
   }
 
+  // A caller's page link goes where a server's next link goes: to the origin of baseUrl only, which the API
+  // key is for (a stored or hand-made href to another origin is followed at baseUrl with its query).
+  const pageUrl = (href: string): string => {
+    if (!URL.canParse(href, `${baseUrl}/`)) throw new TypeError(`a page link must be a URL: ${href}`)
+    return nextPageUrl(new URL(href, `${baseUrl}/`), baseUrl)
+  }
+
   return {
-    listPets: (query = {}) => listPage('href' in query ? query.href : listingUrl(baseUrl, query)),
+    listPets: (query = {}) => listPage('href' in query ? pageUrl(query.href) : listingUrl(baseUrl, query)),
     allPets,
     createPet: (pet, { safeRetries = false, idempotencyKey } = {}) => {
       const key = idempotencyKey ?? (safeRetries ? globalThis.crypto.randomUUID() : undefined)

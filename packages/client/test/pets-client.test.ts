@@ -160,6 +160,25 @@ describe('the client and a service whose public base URL is elsewhere', () => {
     expect(sent.every((s) => s.url.startsWith(`${svc.baseUrl}/pets`))).toBe(true)
     expect(sent[1]?.url).toBe(`${svc.baseUrl}/pets?limit=1&after=1`)
   })
+
+  it.each([
+    'https://api.example.com/v1/pets?limit=1&after=1',
+    'https://elsewhere.example/x/pets?limit=1&after=1',
+  ])(
+    'follows a page link the caller gives (%s) on its own base URL too: the API key goes nowhere else',
+    async (href) => {
+      const { client, sent } = recordingClient(svc)
+      const page = await run(client.listPets({ href }))
+      expect(page.pets.map((p) => p.id)).toEqual([2])
+      expect(sent.map((s) => s.url)).toEqual([`${svc.baseUrl}/pets?limit=1&after=1`])
+    },
+  )
+
+  it('refuses a page link that is no URL, before sending anything', () => {
+    const { client, sent } = recordingClient(svc)
+    expect(() => client.listPets({ href: 'http://[' })).toThrow(TypeError)
+    expect(sent).toEqual([])
+  })
 })
 
 describe('the client and the sunset of getPet', () => {
