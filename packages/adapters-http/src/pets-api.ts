@@ -9,7 +9,7 @@ import { withRequestSpan } from './request-span.js'
 import type { HttpContext } from './request-state.js'
 import { sendProblem } from './respond.js'
 import { compileRoutes } from './routes/dispatch.js'
-import { petRoutes, type RouteHandler } from './routes/pet-routes.js'
+import { headersOfEveryAnswer, petRoutes, type RouteHandler } from './routes/pet-routes.js'
 import { ROUTES } from './routes/route-table.js'
 
 /** The pet operations, prepared once: which paths are theirs, and how to serve one of them. */
@@ -42,6 +42,7 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
     ROUTES,
     (operationId) => handlers[operationId as keyof typeof handlers],
   )
+  const alwaysSent = headersOfEveryAnswer(publicBaseUrl)
   const under = `${prefix}/`
   // The per-address limit guards lookups in the store only: keys answered from memory pass.
   const lookupLimit: LookupLimit<HttpContext> | undefined =
@@ -65,12 +66,15 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
       if (E.isLeft(found)) return sendProblem(ctx, found.left)
       const owner = found.right
       ctx.state.apiKey = owner
-      // After authentication, before routing: a caller over its limit, or with an absurd URL, costs no more.
+      const matched = match(ctx.path)
+      const endpoint = matched?.route.methods.get(ctx.method)
+      // Once authenticated, every answer of a deprecated operation says so, its 429 and 400s included.
+      const headers = endpoint === undefined ? undefined : alwaysSent.get(endpoint.operationId)
+      if (headers !== undefined) ctx.set(headers)
+      // Before the answer of the route: a caller over its limit, or with an absurd URL, costs no more.
       if (rateLimiter !== undefined && !admitWithinRateLimit(rateLimiter, ctx, owner.keyId)) return
       if (!admitUrlLength(ctx)) return
-      const matched = match(ctx.path)
       if (matched === undefined) return sendProblem(ctx, NOT_FOUND)
-      const endpoint = matched.route.methods.get(ctx.method)
       if (endpoint === undefined) return sendProblem(ctx, matched.route.notAllowed)
       ctx.state.route = matched.route.template
       ctx.state.operation = endpoint.operationId

@@ -148,8 +148,9 @@ describe('the OpenAPI document', () => {
     const deprecation = { Deprecation: true, Sunset: true, Link: true }
     for (const status of ['200', '404', '410'])
       expect(headers('/pets/{petId}', 'get', status)).toEqual(deprecation)
-    // A bad petId (the operation) or a URL too long (before routing) share the 400.
-    expect(headers('/pets/{petId}', 'get', '400')).toEqual({ Deprecation: false, Sunset: false, Link: false })
+    // A bad petId (the operation), a URL too long and the rate limit (after authentication) carry them too.
+    expect(headers('/pets/{petId}', 'get', '400')).toEqual(deprecation)
+    expect(headers('/pets/{petId}', 'get', '429')).toEqual({ 'Retry-After': true, ...deprecation })
     // CONTRACT: a 401 of getPet carries only the authentication headers; a defect's 500 none of its own.
     expect(headers('/pets/{petId}', 'get', '401')).toEqual({ 'WWW-Authenticate': true })
     expect(headers('/pets/{petId}', 'get', '500')).toEqual({})

@@ -54,6 +54,20 @@ describe('rate limits per API key (in-process, in memory)', () => {
     expect((await list(KEYS[1])).status).toBe(200)
   })
 
+  it('answers 429 to the deprecated getPet with its deprecation headers, as its every answer after authentication', async () => {
+    for (let i = 0; i < 3; i++) await list()
+    const refused = await served.send({ path: '/v1/pets/1', headers: { Authorization: BEARER } })
+    expect(refused.status).toBe(429)
+    expect(refused.headers['deprecation']).toBe('@1767225600')
+    expect(refused.headers['sunset']).toBe('Thu, 05 Dec 2030 00:00:00 GMT')
+    expect(refused.headers['link']).toBe('<https://api.example.com/v1/pets>; rel="successor-version"')
+    // Not on another operation's 429, nor on a 401 (routing comes after authentication).
+    expect((await list()).headers['deprecation']).toBeUndefined()
+    const stranger = await served.send({ path: '/v1/pets/1' })
+    expect(stranger.status).toBe(401)
+    expect(stranger.headers['deprecation']).toBeUndefined()
+  })
+
   it('refuses an over-limit POST before reading its body, adding nothing', async () => {
     for (let i = 0; i < 3; i++) await list()
     const refused = await served.post('not even JSON', { 'Content-Type': 'text/plain' })

@@ -9,7 +9,13 @@ import {
   type JsonSchema,
 } from '@pets/wire'
 import type * as t from 'io-ts'
-import { ROUTER_PROBLEMS, ROUTES, type Parameters, type RouteSpec } from '../routes/route-table.js'
+import {
+  AFTER_AUTHENTICATION,
+  ROUTER_PROBLEMS,
+  ROUTES,
+  type Parameters,
+  type RouteSpec,
+} from '../routes/route-table.js'
 import {
   deprecationHeaders,
   COMMON_HEADERS,
@@ -79,7 +85,7 @@ const operationOf = (route: RouteSpec) => {
     ...problemResponses(
       [
         ...route.problems.map((tag) => ({ tag, fromOperation: true })),
-        ...ROUTER_PROBLEMS.map((tag) => ({ tag, fromOperation: false })),
+        ...ROUTER_PROBLEMS.map((tag) => ({ tag, fromOperation: AFTER_AUTHENTICATION.has(tag) })),
       ],
       own,
     ),

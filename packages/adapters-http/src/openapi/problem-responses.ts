@@ -84,7 +84,7 @@ const NOTES: { readonly [T in Problem['_tag']]: ProblemNote<T> } = {
   },
 }
 
-/** A problem an operation may answer with; `fromOperation` when the operation itself answers it. */
+/** A problem an operation may answer with; `fromOperation` when it carries the operation's own headers. */
 export type ProblemSource = { readonly tag: Problem['_tag']; readonly fromOperation: boolean }
 
 type Answer = ErrorResponse & {
@@ -119,7 +119,8 @@ const headersOf = (
       schema: known.schema(seen),
     }
   }
-  // CONTRACT: answers of authentication, and of defects, come without the operation's own headers.
+  // CONTRACT: answers of authentication, and of defects, come without the operation's own headers (the rate
+  // limit's and a long URL's, after authentication, with them).
   const fromOperation = answers.filter((answer) => answer.fromOperation).length
   if (fromOperation > 0)
     for (const [name, header] of Object.entries(operationHeaders))

@@ -8,7 +8,7 @@ import type { HttpContext } from '../request-state.js'
 import { sendJson, sendProblem } from '../respond.js'
 import type { PetsUseCases } from '../use-cases.js'
 import { createPetHandler } from './create-pet.js'
-import { deprecationHeaderValues, ROUTES, type OperationId, type RouteSpec } from './route-table.js'
+import { deprecationHeaderValues, ROUTES, type RouteSpec } from './route-table.js'
 
 /** What serves one operation: the request, and the parameters of its path in template order. */
 export type RouteHandler = (ctx: HttpContext, params: ReadonlyArray<string>) => Promise<void> | void
@@ -43,13 +43,24 @@ const nextLink = (base: string, query: PetQuery, page: PetPage): string | undefi
     : `<${base}/pets?limit=${query.limit}${query.status === undefined ? '' : `&status=${query.status}`}` +
       `&after=${page.next.value}>; rel="next"`
 
-const deprecationHeadersOf = (operationId: OperationId, publicBaseUrl: string) => {
-  const route: RouteSpec | undefined = ROUTES.find((r) => r.operationId === operationId)
-  const successor = ROUTES.find((r) => r.operationId === route?.deprecation?.successor)
-  if (route?.deprecation === undefined || successor === undefined)
-    throw new Error(`${operationId} is not declared deprecated with a successor in the route table`)
-  return deprecationHeaderValues(route.deprecation, `${publicBaseUrl}${successor.path}`)
-}
+/**
+ * The headers every answer of an operation carries once its caller is authenticated, by operation id
+ * (CONTRACT: a deprecated operation's `Deprecation`, `Sunset` and successor `Link`, on its 429 and 400s too).
+ */
+export const headersOfEveryAnswer = (
+  publicBaseUrl: string,
+): ReadonlyMap<string, Readonly<Record<string, string>>> =>
+  new Map(
+    ROUTES.flatMap((route: RouteSpec) => {
+      if (route.deprecation === undefined) return []
+      const successor = ROUTES.find((r) => r.operationId === route.deprecation?.successor)
+      if (successor === undefined)
+        throw new Error(`${route.operationId}'s successor is not in the route table`)
+      return [
+        [route.operationId, deprecationHeaderValues(route.deprecation, `${publicBaseUrl}${successor.path}`)],
+      ]
+    }),
+  )
 
 /** The handlers of the pet operations, keyed by operation id; everything they share is made here, once. */
 export const petRoutes = ({
@@ -57,8 +68,6 @@ export const petRoutes = ({
   publicBaseUrl,
   bodyTimeoutMs,
 }: PetRoutesOptions): Readonly<Record<'listPets' | 'createPet' | 'getPet' | 'listOrders', RouteHandler>> => {
-  const deprecationHeaders = deprecationHeadersOf('getPet', publicBaseUrl)
-
   const decodeQuery = decodeQueryOnce()
 
   return {
@@ -78,9 +87,8 @@ export const petRoutes = ({
       ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
     }),
 
+    // Its deprecation headers are set by preparePetsApi, on every answer after authentication.
     getPet: async (ctx, [petId = '']) => {
-      // CONTRACT: every response of this operation carries the deprecation headers.
-      ctx.set(deprecationHeaders)
       const id = decodePetId(petId)
       if (E.isLeft(id)) return sendProblem(ctx, id.left)
       const pet = await useCases.getPet(id.right)()

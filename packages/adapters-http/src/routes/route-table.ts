@@ -66,6 +66,9 @@ export const ROUTER_PROBLEMS: ReadonlyArray<Problem['_tag']> = [
   'InternalError',
 ]
 
+/** Of ROUTER_PROBLEMS, those answered once the caller is authenticated: with the operation's own headers. */
+export const AFTER_AUTHENTICATION: ReadonlySet<Problem['_tag']> = new Set(['RateLimited', 'MalformedRequest'])
+
 // The request headers of createPet, with the codec idempotencyKeyOf decodes the header with.
 const CreatePetHeaders = t.partial({ [IDEMPOTENCY_KEY_HEADER]: IdempotencyKeyHeader })
 
