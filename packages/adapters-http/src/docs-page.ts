@@ -113,8 +113,8 @@ export const docsPageAt = (apiOrigins: ReadonlyArray<string>): PublicEndpoints =
       ]
     }
     return endpointsAt([
+      // `/docs` alone: `/docs/` is no path of the contract, so it is 404 as any other (paths are exact).
       [DOCS_PATH, html],
-      [`${DOCS_PATH}/`, html],
       [`${DOCS_PATH}/init.js`, script],
       ...ASSET_TYPES.map(asset),
     ])

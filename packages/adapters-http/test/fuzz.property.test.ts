@@ -417,7 +417,6 @@ const DOCUMENTED: ReadonlyMap<string, { readonly type: RegExp; readonly body?: s
   ['/metrics', { type: /^text\/plain; version=0\.0\.4/, body: METRICS_TEXT }],
   ['/openapi.json', { type: /^application\/json/ }],
   ['/docs', { type: /^text\/html/ }],
-  ['/docs/', { type: /^text\/html/ }],
   ['/docs/init.js', { type: /^text\/javascript/ }],
   [`/docs/assets/${SWAGGER_UI}/swagger-ui.css`, { type: /^text\/css/ }],
   [`/docs/assets/${SWAGGER_UI}/swagger-ui-bundle.js`, { type: /^text\/javascript/ }],

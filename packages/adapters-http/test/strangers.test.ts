@@ -49,6 +49,15 @@ describe('what a caller without a key, or a careless one, can make the service d
     },
   )
 
+  it.each(['/docs/', '/healthz/', '/Docs', '/openapi.json/'])(
+    'answers 404 at %s: paths outside /v1 are exact too',
+    async (path) => {
+      const answer = await app.send({ path })
+      expect(answer.status).toBe(404)
+      expect(errorBodyOf(answer).code).toBe('not_found')
+    },
+  )
+
   it.each([
     ['401 (no key)', { 'Content-Type': 'application/json' }],
     ['415 (not JSON)', { Authorization: BEARER, 'Content-Type': 'text/plain' }],
