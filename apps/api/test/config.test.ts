@@ -193,6 +193,10 @@ describe('configuration from the environment', () => {
     })
     expect(config({ DATABASE_URL: url, STORAGE: 'memory' }).storage).toEqual({ kind: 'memory' })
     expect(problems({ STORAGE: 'postgres' })).toEqual(['STORAGE=postgres needs DATABASE_URL'])
+    // Alone it would be ignored, pets kept in memory without a word.
+    expect(problems({ DATABASE_DIRECT_URL: url })).toEqual([
+      'DATABASE_DIRECT_URL needs DATABASE_URL (where requests go)',
+    ])
     expect(problems({ DATABASE_URL: 'mysql://x' })).toEqual([
       'DATABASE_URL must be a postgres:// or postgresql:// connection URL',
     ])

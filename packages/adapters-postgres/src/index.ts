@@ -45,7 +45,12 @@ export {
   type PostgresStorageOptions,
   type StorageLog,
 } from './postgres-storage.js'
-export { migrateToLatest, MigrationsNeedSessionError, type MigrationLog } from './migrate-to-latest.js'
+export {
+  migrateToLatest,
+  MigrationsNeedSessionError,
+  pendingMigrations,
+  type MigrationLog,
+} from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'
 export { API_KEYS_CHANNEL } from './stores/api-key-cache.js'
 export {

@@ -79,6 +79,22 @@ const upToDate = async <DB>(connection: Kysely<DB>): Promise<boolean> => {
   }
 }
 
+/**
+ * The migrations of this package that the database has not run (every one when it has no table of them yet),
+ * in their order: one read, safe through a pooler. What cannot reach the database throws.
+ */
+export const pendingMigrations = async <DB>(db: Kysely<DB>): Promise<ReadonlyArray<string>> => {
+  const known = Object.keys(migrations)
+  try {
+    const ran = new Set((await RAN.execute(db)).rows.map((row) => row.name))
+    return known.filter((name) => !ran.has(name))
+  } catch (error) {
+    // 42P01 undefined_table: an empty database.
+    if ((error as { code?: unknown }).code === '42P01') return known
+    throw error
+  }
+}
+
 const acquireLock = async <DB>(connection: Kysely<DB>, log: MigrationLog) => {
   const giveUpAt = Date.now() + LOCK_WAIT_MS
   for (let attempt = 0; ; attempt++) {

@@ -8,6 +8,7 @@ import {
   createPostgresDatabase,
   createPostgresPetRepository,
   migrateToLatest,
+  pendingMigrations,
   migrations,
   tryStore,
   type Database,
@@ -105,6 +106,16 @@ describe('postgres pet repository', () => {
     const repo = createPostgresPetRepository(empty)
     const pet = await run(repo.add(aPetData()))
     expect(await run(repo.list(everything))).toEqual([pet])
+  })
+
+  it('names the migrations a database has not run: every one when empty, none when migrated, one dropped', async () => {
+    const empty = await open({ empty: true })
+    const known = Object.keys(migrations)
+    expect(await pendingMigrations(empty.db)).toEqual(known)
+    await migrateToLatest(empty)
+    expect(await pendingMigrations(empty.db)).toEqual([])
+    await sql`DELETE FROM kysely_migration WHERE name = ${known.at(-1)!}`.execute(empty.db)
+    expect(await pendingMigrations(empty.db)).toEqual([known.at(-1)])
   })
 
   it('says up to date with one read when every migration ran, and still refuses a migration it does not know', async () => {

@@ -35,6 +35,11 @@ export const DATABASE_DIRECT_URL = optional({
   name: 'DATABASE_DIRECT_URL',
   codec: postgresUrl,
   unset: 'unset: `DATABASE_URL`',
+  // Alone it would be ignored, and the service would keep pets in memory without a word.
+  requires: (url, get) =>
+    url !== undefined && get(DATABASE_URL) === undefined
+      ? ['DATABASE_DIRECT_URL needs DATABASE_URL (where requests go)']
+      : [],
   meaning:
     'PostgreSQL itself, not through a transaction pooler, for what needs a session: the migrations (at start ' +
     'and `migrate`), the `LISTEN` that hears of changed API keys, and the `keys` commands. Set it whenever ' +
@@ -97,7 +102,8 @@ export const MIGRATE_ON_START = variable({
   name: 'MIGRATE_ON_START',
   codec: boolean,
   default: { value: true },
-  meaning: 'Run the migrations at start, under an advisory lock',
+  meaning:
+    'Run the migrations at start, under an advisory lock; `false`: only check that none is pending, and refuse to start if one is',
 })
 
 /** The variables of the storage, in the README's order. */
