@@ -1,5 +1,5 @@
 import * as t from 'io-ts'
-import { checked } from './checked.js'
+import { checked, countCodePoints } from './checked.js'
 
 /** The identifier of an API key: safe to log and show, unlike the key itself. */
 export type ApiKeyId = string
@@ -19,7 +19,7 @@ export type ApiKeyRecord = {
 /** A key just issued: the only moment its plain text exists. */
 export type IssuedApiKey = { readonly key: string; readonly record: ApiKeyRecord }
 
-/** The longest name of an API key, in characters. */
+/** The longest name of an API key, in characters (Unicode code points, as a pet's name). */
 export const MAX_API_KEY_NAME_LENGTH = 100
 
 /** The brand of ApiKeyName: a string only decoding can make. */
@@ -29,7 +29,9 @@ export interface ApiKeyNameBrand {
 /** A label for a key, so people know whose it is: 1 to 100 characters, not all white space. */
 export type ApiKeyName = t.Branded<string, ApiKeyNameBrand>
 export const ApiKeyName = checked<ApiKeyName, string>('ApiKeyName', t.string, 'must be a string', (s) =>
-  /\S/u.test(s) && s.length <= MAX_API_KEY_NAME_LENGTH && ![...s].some((c) => c < ' ')
+  /\S/u.test(s) &&
+  (s.length <= MAX_API_KEY_NAME_LENGTH || countCodePoints(s) <= MAX_API_KEY_NAME_LENGTH) &&
+  ![...s].some((c) => c < ' ')
     ? undefined
     : `must have 1 to ${MAX_API_KEY_NAME_LENGTH} characters, not all white space and no control characters`,
 )

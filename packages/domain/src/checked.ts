@@ -68,3 +68,10 @@ export const describeErrors = (errors: t.Errors): ReadonlyArray<Issue> => {
   }
   return [...issues.values()]
 }
+
+/** How many Unicode code points a string has (a surrogate pair is one): what people count as characters. */
+export const countCodePoints = (s: string): number => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}

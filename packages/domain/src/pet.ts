@@ -1,5 +1,5 @@
 import * as t from 'io-ts'
-import { checked } from './checked.js'
+import { checked, countCodePoints } from './checked.js'
 
 /** The largest id or category id: 2^53 − 1, the largest integer JSON numbers carry exactly in JavaScript. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER
@@ -40,12 +40,6 @@ export interface CategoryIdBrand {
 /** The identifier of a pet's category: an integer from 1 to 2^53 − 1. */
 export type CategoryId = t.Branded<number, CategoryIdBrand>
 export const CategoryId = boundedInteger<CategoryId>('CategoryId', 1, MAX_ID)
-
-const countCodePoints = (s: string): number => {
-  let n = 0
-  for (const _ of s) n++
-  return n
-}
 
 // CONTRACT: at least one non-white-space character, at most 255 code points, no U+0000 and no
 // unpaired surrogate (PostgreSQL keeps neither); kept exactly as sent, never trimmed.

@@ -1,0 +1,20 @@
+import * as E from 'fp-ts/lib/Either.js'
+import { describe, expect, it } from 'vitest'
+import { ApiKeyName, MAX_API_KEY_NAME_LENGTH } from '../src/index.js'
+
+describe('ApiKeyName', () => {
+  it('counts characters as people do, in code points: 100 emoji pass, 101 do not', () => {
+    const emoji = '🐕'
+    expect(E.isRight(ApiKeyName.decode(emoji.repeat(MAX_API_KEY_NAME_LENGTH)))).toBe(true)
+    expect(E.isLeft(ApiKeyName.decode(emoji.repeat(MAX_API_KEY_NAME_LENGTH + 1)))).toBe(true)
+    expect(E.isRight(ApiKeyName.decode('a'.repeat(MAX_API_KEY_NAME_LENGTH)))).toBe(true)
+    expect(E.isLeft(ApiKeyName.decode('a'.repeat(MAX_API_KEY_NAME_LENGTH + 1)))).toBe(true)
+  })
+
+  it.each(['', '   ', 'tab\there', 'nul\u0000'])(
+    'refuses %j: empty, all white space or a control character',
+    (name) => {
+      expect(E.isLeft(ApiKeyName.decode(name))).toBe(true)
+    },
+  )
+})
