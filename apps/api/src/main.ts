@@ -5,6 +5,7 @@ import { KEYS_USAGE, OPENAPI_USAGE, UsageError } from './commands/usage.js'
 import { loadConfig, type AppConfig } from './config.js'
 import { createLogger, exitAfterFlush, exitOnUncaughtErrors, flushLogs, type Logger } from './logger.js'
 import { applyV8Flags } from './node-flags.js'
+import { operationalFailure, type FailureContext, type OperationalFailure } from './operational-failure.js'
 import { runPrimary } from './run-primary.js'
 import { serve } from './serve.js'
 
@@ -24,6 +25,8 @@ const fail = (lines: ReadonlyArray<string>): never => {
 
 // The service's logger, once there is one: its buffer is flushed before the process ends.
 let serviceLogger: Logger | undefined
+// What runs, once the configuration is read: an error that ends it may be a failure of its surroundings.
+let running: Omit<FailureContext, 'isUnavailableError'> | undefined
 
 const serveCommand = async (loaded: AppConfig) => {
   let config = loaded
@@ -54,6 +57,7 @@ const main = async (argv: ReadonlyArray<string>) => {
   if (command === '--help' || command === '-h' || command === 'help') return print(USAGE)
   const config = loadConfig(process.env, { stdoutIsTty: process.stdout.isTTY === true })
   if (E.isLeft(config)) return fail(['cannot start:', ...config.left])
+  running = { command: command === 'keys' ? `keys ${rest[0] ?? ''}`.trim() : command, config: config.right }
   if (command === 'serve' && rest.length === 0) return serveCommand(config.right)
   // A command's reader that stops reading (`animal-store openapi | head`) is no failure of it.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -69,11 +73,40 @@ const main = async (argv: ReadonlyArray<string>) => {
   return fail([`unknown command "${argv.join(' ')}"`, USAGE])
 }
 
+// adapters-postgres (and pg) only when the storage is PostgreSQL, which has loaded them already.
+const failureOf = async (error: unknown): Promise<OperationalFailure | undefined> =>
+  running === undefined
+    ? undefined
+    : operationalFailure(error, {
+        ...running,
+        ...(running.config.storage.kind === 'postgres'
+          ? { isUnavailableError: (await import('@pets/adapters-postgres')).isUnavailableError }
+          : {}),
+      })
+
 main(process.argv.slice(2)).catch(async (error: unknown) => {
   if (error instanceof UsageError) return fail([error.message])
+  const failure = await failureOf(error)
+  // A command's failure of its surroundings is the operator's to fix: one line, no stack (a bug keeps it).
+  if (failure !== undefined && serviceLogger === undefined) {
+    process.stderr.write(`animal-store: ${failure.line}\n`)
+    process.exit(1)
+  }
   // The service's lines first, then this one, whatever LOG_LEVEL says.
   if (serviceLogger !== undefined) await flushLogs(serviceLogger)
   const logger = createLogger({ logLevel: 'error', logFormat: 'json' })
-  logger.fatal({ err: error }, 'stopped on an error')
+  if (failure === undefined) logger.fatal({ err: error }, 'stopped on an error')
+  else {
+    // Operators' pipelines read the service's fatal line: still there, but as plain fields (pino's error
+    // serializer would add a stack).
+    const { code, message, line } = failure
+    logger
+      .child({}, { serializers: { err: (fields: unknown) => fields } })
+      .fatal(
+        { err: { message, ...(code === undefined ? {} : { code }) }, reason: line },
+        'stopped on an error',
+      )
+    process.stderr.write(`animal-store: ${line}\n`)
+  }
   exitAfterFlush(logger, 1)
 })

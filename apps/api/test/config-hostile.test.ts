@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
+import { existsOnCalendar, isHostName } from '../src/environment/host-and-clock-codecs.js'
 
 const problems = (env: Record<string, string>) => {
   const result = loadConfig(env)
@@ -111,5 +112,94 @@ describe('the settings against strangers', () => {
       'AUTH_FAILURE_LIMIT_BURST must be an integer from 1 to 1000000',
       'METRICS_PORT must differ from PORT: /metrics is served there instead of on PORT',
     ])
+  })
+})
+
+const HOST_PROBLEM = 'HOST must be an IPv4 or IPv6 address or a host name, such as 0.0.0.0, :: or localhost'
+const CALENDAR_PROBLEM =
+  'CLOCK_NOW must be a date and time that exist on the calendar, such as 2030-12-05T00:00:00Z'
+
+describe('HOST', () => {
+  it('takes an IPv4 or IPv6 address, or a host name by RFC 1123', () => {
+    const label63 = 'a'.repeat(63)
+    for (const host of [
+      '0.0.0.0',
+      '127.0.0.1',
+      '::',
+      '::1',
+      '2001:db8::10',
+      'localhost',
+      'api-1.internal',
+      'API.Example.COM',
+      '3com.example',
+      'x',
+      `${label63}.${label63}.${label63}.${'b'.repeat(61)}`, // 253 characters
+    ])
+      expect(config({ HOST: host }).host).toBe(host)
+  })
+
+  it('refuses anything else, naming HOST once and never quoting the value', () => {
+    for (const host of [
+      '999.1.1.1',
+      '1.2.3',
+      '10',
+      '256.0.0.1',
+      'not a host',
+      'under_score.example',
+      '-leading.example',
+      'trailing-.example',
+      'double..dot',
+      'example.com.',
+      '.example.com',
+      '[::1]',
+      '127.0.0.1:3000',
+      'a'.repeat(64),
+      `${'a'.repeat(63)}.${'a'.repeat(63)}.${'a'.repeat(63)}.${'a'.repeat(62)}`, // 254 characters
+      'hôte.example',
+    ]) {
+      const found = problems({ HOST: host })
+      expect(found, host).toEqual([HOST_PROBLEM])
+    }
+  })
+
+  it('reads a long hostile value in linear time', () => {
+    const hostile = ['a-'.repeat(100_000), '1.'.repeat(100_000), `${'a'.repeat(100_000)}!`]
+    const started = performance.now()
+    for (const text of hostile) expect(isHostName(text)).toBe(false)
+    expect(performance.now() - started).toBeLessThan(1000)
+  })
+})
+
+describe('CLOCK_NOW', () => {
+  it('takes an instant whose date and time exist, with seconds, a fraction or an offset', () => {
+    expect(config({ CLOCK_NOW: '2028-02-29T23:59:59Z' }).clockNow).toEqual(new Date('2028-02-29T23:59:59Z'))
+    expect(config({ CLOCK_NOW: '2030-12-05T00:00Z' }).clockNow).toEqual(new Date('2030-12-05T00:00:00Z'))
+    expect(config({ CLOCK_NOW: '2030-01-31T10:00:00.250+02:00' }).clockNow).toEqual(
+      new Date('2030-01-31T08:00:00.250Z'),
+    )
+    expect(config({ CLOCK_NOW: '2030-01-01T00:30:00-05:30' }).clockNow).toEqual(
+      new Date('2030-01-01T06:00:00Z'),
+    )
+  })
+
+  it('refuses a date that does not exist, which new Date would roll over to another', () => {
+    for (const instant of [
+      '2030-02-30T00:00:00Z',
+      '2030-02-29T00:00:00Z',
+      '2100-02-29T00:00:00Z',
+      '2030-04-31T12:00+01:00',
+      '2030-01-01T24:00:00Z',
+    ])
+      expect(problems({ CLOCK_NOW: instant }), instant).toEqual([CALENDAR_PROBLEM])
+    // What new Date cannot read at all keeps its message.
+    expect(problems({ CLOCK_NOW: '2030-13-45T00:00:00Z' })).toEqual([
+      'CLOCK_NOW must be an ISO 8601 instant with a time zone, such as 2030-12-05T00:00:00Z',
+    ])
+  })
+
+  it('compares the fields as written, up to the seconds', () => {
+    expect(existsOnCalendar('2030-02-28T23:59:59.999Z')).toBe(true)
+    expect(existsOnCalendar('2030-02-28T23:59+14:00')).toBe(true)
+    expect(existsOnCalendar('2030-02-30T00:00Z')).toBe(false)
   })
 })

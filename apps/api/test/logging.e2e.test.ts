@@ -200,11 +200,15 @@ describe('the log of the built service (buffered, asynchronous)', () => {
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       })
-      let output = ''
+      let [output, stderr] = ['', '']
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
       const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
       expect(code).toBe(1)
+      // An expected failure: the operator's one line on stderr, and the log's fatal line without a stack.
+      expect(stderr).toBe(
+        `animal-store: serve: cannot listen on 127.0.0.1:${port} (HOST, PORT): address already in use (EADDRINUSE)\n`,
+      )
       const lines = output
         .trim()
         .split('\n')
@@ -217,6 +221,7 @@ describe('the log of the built service (buffered, asynchronous)', () => {
           err: expect.objectContaining({ code: 'EADDRINUSE' }),
         }),
       ])
+      expect(lines[1]?.err).not.toHaveProperty('stack')
     } finally {
       taken.close()
     }

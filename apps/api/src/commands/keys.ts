@@ -1,6 +1,6 @@
 import { DEPRECATED_OPERATIONS } from '@pets/adapters-http'
 import { createPostgresApiKeyStore, createPostgresApiKeyUsageLog } from '@pets/adapters-postgres'
-import { ApiKeyName, type ApiKeyRecord } from '@pets/domain'
+import { ApiKeyName, type ApiKeyRecord, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
@@ -10,9 +10,13 @@ import { usageTable } from './usage-table.js'
 import { KEYS_USAGE, UsageError } from './usage.js'
 import { withDatabase } from './with-database.js'
 
-const unwrap = async <A>(task: TaskEither<unknown, A>): Promise<A> => {
+const unwrap = async <A>(task: TaskEither<StoreUnavailable, A>): Promise<A> => {
   const result = await task()
-  if (E.isLeft(result)) throw new Error('PostgreSQL cannot be reached; check DATABASE_URL and try again')
+  // Its cause (ECONNREFUSED, pg's timeout) is what main.ts tells the operator, in one line.
+  if (E.isLeft(result))
+    throw new Error('PostgreSQL cannot be reached; check DATABASE_URL and try again', {
+      cause: result.left.cause,
+    })
   return result.right
 }
 

@@ -6,9 +6,6 @@ import { isIP } from 'node:net'
 // The codecs of environment variables: each decodes one variable's text, and says what it must be when it
 // cannot (never what it was: it may be a secret).
 
-/** Any text: what HOST may be. */
-export const text: t.Type<string, string, unknown> = t.string
-
 /** One of `values`, as written. */
 export const oneOf = <A extends string>(values: ReadonlyArray<A>) =>
   new t.Type<A, string, unknown>(

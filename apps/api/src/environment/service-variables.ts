@@ -1,5 +1,6 @@
 import { APP_ENVS, LOG_LEVELS } from './app-config.js'
-import { httpUrl, instant, integer, oneOf, text } from './codecs.js'
+import { httpUrl, integer, oneOf } from './codecs.js'
+import { calendarInstant, listenHost } from './host-and-clock-codecs.js'
 import { storageKind } from './storage-variables.js'
 import { optional, variable } from './variable.js'
 
@@ -19,7 +20,7 @@ export const APP_ENV = variable({
 
 export const HOST = variable({
   name: 'HOST',
-  codec: text,
+  codec: listenHost,
   default: { value: '127.0.0.1' },
   meaning: 'Address to listen on (`0.0.0.0` for every interface)',
 })
@@ -58,7 +59,7 @@ export const LOG_FORMAT = variable({
 
 export const CLOCK_NOW = optional({
   name: 'CLOCK_NOW',
-  codec: instant,
+  codec: calendarInstant,
   unset: 'unset',
   production: {
     rule: 'refused',

@@ -1,0 +1,127 @@
+import { spawn } from 'node:child_process'
+import { createServer, type Server } from 'node:net'
+import { describe, expect, inject, it } from 'vitest'
+import { MAIN } from './support/child-service.js'
+
+type Run = { readonly code: number | null; readonly stdout: string; readonly stderr: string }
+
+/** Runs the built bin with `env` (and PATH) alone, to its end. */
+const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Run> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let [stdout, stderr] = ['', '']
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.once('error', reject)
+    child.once('close', (code) => resolve({ code, stdout, stderr }))
+  })
+
+const listening = async (): Promise<{ server: Server; port: number }> => {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, port: (server.address() as { port: number }).port }
+}
+// A port that was free a moment ago: nothing listens there, so a connection is refused.
+const closedPort = async (): Promise<number> => {
+  const { server, port } = await listening()
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+const PASSWORD = 'e2e-password-not-to-print'
+// One line, `animal-store: ` and what failed; no stack frame ("    at …") and no JSON.
+const ONE_LINE = /^animal-store: [^\n]+\n$/
+
+describe('an operational failure of the built bin', () => {
+  it('migrate against a port where nothing listens: one line on stderr, naming DATABASE_URL, exit 1', async () => {
+    const port = await closedPort()
+    const result = await run(['migrate'], {
+      DATABASE_URL: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/animals`,
+    })
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        `animal-store: migrate: PostgreSQL at postgres@127.0.0.1:${port}/animals (DATABASE_URL) cannot be ` +
+        'reached: connection refused (ECONNREFUSED)\n',
+    })
+  })
+
+  it('keys list on a database that does not exist: one line with its SQLSTATE', async () => {
+    const url = new URL(inject('postgres').url)
+    url.pathname = '/no_such_database_for_this_test'
+    const result = await run(['keys', 'list'], { DATABASE_URL: url.href })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toMatch(ONE_LINE)
+    expect(result.stderr).toMatch(
+      /^animal-store: keys list: PostgreSQL at .*\/no_such_database_for_this_test \(DATABASE_URL\) refused the connection: database "no_such_database_for_this_test" does not exist \(3D000\)\n$/,
+    )
+  })
+
+  it('openapi --out into a directory that does not exist: one line naming --out', async () => {
+    const result = await run(['openapi', '--out', '/nonexistent-directory/openapi.json'], {})
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'animal-store: openapi: cannot write /nonexistent-directory/openapi.json (--out): no such file or ' +
+        'directory (ENOENT)\n',
+    })
+  })
+
+  it('serve on a port in use: one line on stderr, and the fatal line of the log without a stack', async () => {
+    const { server, port } = await listening()
+    try {
+      const result = await run([], { API_KEYS: 'operational-failure-e2e-key', PORT: String(port) })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toBe(
+        `animal-store: serve: cannot listen on 127.0.0.1:${port} (HOST, PORT): address already in use (EADDRINUSE)\n`,
+      )
+      const lines = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+      const fatal = lines.filter((line) => line['level'] === 60)
+      expect(fatal).toEqual([
+        expect.objectContaining({
+          msg: 'stopped on an error',
+          err: { code: 'EADDRINUSE', message: `listen EADDRINUSE: address already in use 127.0.0.1:${port}` },
+          reason: `serve: cannot listen on 127.0.0.1:${port} (HOST, PORT): address already in use (EADDRINUSE)`,
+        }),
+      ])
+      expect(result.stdout).not.toContain('stack')
+    } finally {
+      server.close()
+    }
+  })
+
+  it('serve on PostgreSQL that cannot be reached: the same, naming DATABASE_URL and never its password', async () => {
+    const port = await closedPort()
+    const result = await run([], {
+      API_KEYS: 'operational-failure-e2e-key',
+      PORT: '0',
+      DATABASE_URL: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/animals`,
+    })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toBe(
+      `animal-store: serve: PostgreSQL at postgres@127.0.0.1:${port}/animals (DATABASE_URL) cannot be reached: ` +
+        'connection refused (ECONNREFUSED)\n',
+    )
+    expect(result.stdout).toContain('"stopped on an error"')
+    expect(result.stdout).not.toContain('stack')
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD)
+  })
+
+  it('a HOST that is no address or host name is refused at start, exit 2', async () => {
+    const result = await run([], { API_KEYS: 'operational-failure-e2e-key', HOST: '999.1.1.1' })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(
+      'HOST must be an IPv4 or IPv6 address or a host name, such as 0.0.0.0, :: or localhost',
+    )
+    expect(result.stderr).not.toContain('999.1.1.1')
+  })
+})
