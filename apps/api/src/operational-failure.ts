@@ -102,8 +102,10 @@ const listenFailure = (f: Fields, context: FailureContext, database: Database | 
   return failure(context, `cannot listen on ${where} (HOST, ${onMetrics ? 'METRICS_PORT' : 'PORT'})`, f)
 }
 
-// Class 28: the role, its password or pg_hba.conf; 3D000: no such database. Both come before any statement.
-const refusesSession = (code: string | undefined) => code?.startsWith('28') === true || code === '3D000'
+// Class 28: the role, its password or pg_hba.conf; 3D000: no such database; 42501: a role without the right
+// to connect (or, in a command, to what it reads): each the operator's to grant, none a bug of ours.
+const refusesSession = (code: string | undefined) =>
+  code?.startsWith('28') === true || code === '3D000' || code === '42501'
 
 const databaseFailure = (f: Fields, context: FailureContext, database: Database | undefined) => {
   if (database === undefined || context.command === 'openapi') return undefined

@@ -86,6 +86,9 @@ describe('a database that cannot be reached, refuses the login or does not exist
       'serve: PostgreSQL at postgres@127.0.0.1:5999/animals (DATABASE_URL) refused the connection: ' +
         'database "nosuchdb" does not exist (3D000)',
     )
+    expect(
+      lineOf(fromPostgres('permission denied for database "animals"', '42501'), context('migrate')),
+    ).toMatch(/refused the connection: permission denied for database "animals" \(42501\)$/)
   })
 
   it("reads a host name that does not resolve, a missing socket, and pg's own timeouts (no code)", () => {
