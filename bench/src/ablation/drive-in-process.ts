@@ -21,7 +21,8 @@ const sendOnce = (handle: RequestListener, request: InProcessRequest): Promise<n
     const req = new IncomingMessage(new Socket())
     req.method = request.method
     req.url = request.url
-    req.headers = { ...request.headers }
+    // As every HTTP/1.1 request carries one (the service answers 400 to one without).
+    req.headers = { host: '127.0.0.1', ...request.headers }
     req.httpVersionMajor = 1
     req.httpVersionMinor = 1
     req.httpVersion = '1.1'
