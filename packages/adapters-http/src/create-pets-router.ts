@@ -3,7 +3,7 @@ import type { Authenticator } from '@pets/domain'
 import type { TrustedProxies } from './client-address.js'
 import type { RateLimiter, TokenBucketRateLimiter } from './rate-limiter.js'
 import { preparePetsApi } from './pets-api.js'
-import type { HttpMiddleware } from './request-state.js'
+import { pathOf, type HttpMiddleware } from './request-state.js'
 import type { PetsUseCases } from './use-cases.js'
 
 /** What createPetsRouter needs: the use cases, an authentication port, and where it is mounted. */
@@ -35,9 +35,9 @@ export type PetsRouterOptions = {
 export const createPetsRouter = (options: PetsRouterOptions): HttpMiddleware => {
   const api = preparePetsApi(options)
   return async (ctx, next) => {
-    // A CONNECT's target in authority form (`host:port`) has no path (null): never ours.
-    const path = ctx.path as string | null
-    if (path === null || !api.owns(path)) return next()
+    // A target without a path, or not a URL: never ours (the host answers it).
+    const path = pathOf(ctx)
+    if (path === undefined || path === null || !api.owns(path)) return next()
     const span = trace.getActiveSpan()
     await api.serve(ctx)
     const route = ctx.state.route

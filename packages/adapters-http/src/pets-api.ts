@@ -1,6 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { authenticateKey, bearerKey, type LookupLimit } from './authenticate.js'
-import { admitUrlLength } from './bound-url.js'
 import { addressBucketOf, clientAddressFinder, type ClientAddressOf } from './client-address.js'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import { admitWithinRateLimit } from './limit-rate.js'
@@ -24,7 +23,8 @@ const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
 
 /**
  * Prepares the pet operations once, so a request costs one dispatch: authentication first (a caller
- * without a valid key learns nothing about routes), rate limit and URL length, route, handler.
+ * without a valid key learns nothing about routes), rate limit, route, handler (which checks the URL's length
+ * where CONTRACT's order puts a 400).
  */
 export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
   // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
@@ -71,9 +71,8 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
       // Once authenticated, every answer of a deprecated operation says so, its 429 and 400s included.
       const headers = endpoint === undefined ? undefined : alwaysSent.get(endpoint.operationId)
       if (headers !== undefined) ctx.set(headers)
-      // Before the answer of the route: a caller over its limit, or with an absurd URL, costs no more.
+      // Before the answer of the route: a caller over its limit costs no more.
       if (rateLimiter !== undefined && !admitWithinRateLimit(rateLimiter, ctx, owner.keyId)) return
-      if (!admitUrlLength(ctx)) return
       if (matched === undefined) return sendProblem(ctx, NOT_FOUND)
       if (endpoint === undefined) return sendProblem(ctx, matched.route.notAllowed)
       ctx.state.route = matched.route.template

@@ -21,3 +21,15 @@ export type RequestState = {
 export type HttpContext = ParameterizedContext<RequestState>
 
 export type HttpMiddleware = Middleware<RequestState>
+
+/**
+ * The path of a request's target: null for a CONNECT's authority form (`host:port`), which has none;
+ * undefined for a target that node's url.parse (under Koa's `ctx.path`) refuses, such as `http://[%]/`.
+ */
+export const pathOf = (ctx: HttpContext): string | null | undefined => {
+  try {
+    return ctx.path as string | null
+  } catch {
+    return undefined
+  }
+}

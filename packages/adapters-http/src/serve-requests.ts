@@ -13,7 +13,7 @@ import type { Problem } from './problems.js'
 import { READ_ONLY, type PublicEndpoints } from './public-endpoints.js'
 import { requestIdOf } from './request-id.js'
 import { defaultTracer, endRequestSpan, startRequestSpan, traceIdsOf } from './request-span.js'
-import type { HttpContext, HttpMiddleware } from './request-state.js'
+import { pathOf, type HttpContext, type HttpMiddleware } from './request-state.js'
 import { sendProblem } from './respond.js'
 
 /** What serveRequests needs: the pet operations, the endpoints outside their prefix, a logger. */
@@ -34,6 +34,7 @@ const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
 const NOT_ALLOWED: Problem = { _tag: 'MethodNotAllowed', allow: READ_ONLY }
 const INTERNAL_ERROR: Problem = { _tag: 'InternalError' }
 const NO_HOST: Problem = { _tag: 'MalformedRequest', reason: 'An HTTP/1.1 request must carry a Host header.' }
+const BAD_TARGET: Problem = { _tag: 'MalformedRequest', reason: 'The request target is not a valid URL.' }
 
 // RFC 9112 section 3.2: an HTTP/1.1 request without Host is refused with 400, as node's parser would (a
 // server made with `requireHostHeader: false` lets it through, so that it gets an Error body, not node's bare
@@ -88,8 +89,9 @@ export const serveRequests = ({
       ctx.set('Connection', 'close')
       return sendProblem(ctx, NO_HOST)
     }
-    // A CONNECT's target in authority form (`host:port`) has no path: nothing is there.
-    const path = ctx.path as string | null
+    const path = pathOf(ctx)
+    // A client's mistake, refused before anything else as what node's parser refuses is.
+    if (path === undefined) return sendProblem(ctx, BAD_TARGET)
     if (path === null) return sendProblem(ctx, NOT_FOUND)
     return api?.owns(path) === true ? api.serve(ctx) : serveOutside(ctx, path)
   }

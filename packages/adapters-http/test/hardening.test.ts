@@ -117,6 +117,28 @@ describe('hardening (in-process, in memory)', () => {
       expect((await served.send({ path })).status).toBe(401)
     })
 
+    // CONTRACT: 401; 404 / 405 / 501; 415; 413; 400. A long URL is a 400: what comes before it wins.
+    it.each([
+      ['an unknown path', 'GET', '/v1/nowhere', {}, 404],
+      ['another method', 'DELETE', '/v1/pets', {}, 405],
+      ['the orders', 'GET', '/v1/store/orders', {}, 501],
+      ['a body not JSON', 'POST', '/v1/pets', { 'Content-Type': 'text/plain' }, 415],
+      [
+        'a body over 64 KiB',
+        'POST',
+        '/v1/pets',
+        { 'Content-Type': 'application/json', 'Content-Length': '70000' },
+        413,
+      ],
+    ] as const)(
+      'answers %s before a URL over the limit: %s %s … is %i',
+      async (_, method, base, headers, status) => {
+        const path = `${base}?x=${'a'.repeat(MAX_URL_BYTES)}`
+        const answer = await served.send({ method, path, headers: { Authorization: BEARER, ...headers } })
+        expect(answer.status).toBe(status)
+      },
+    )
+
     it('answers 400 with an Error body when the request line and headers pass 16 KiB', async () => {
       const answer = await served.send({
         path: '/v1/pets',

@@ -106,6 +106,20 @@ describe('what a caller without a key, or a careless one, can make the service d
     }
   })
 
+  it.each(['http://[%]/v1/pets', 'http://[%]/healthz'])(
+    'answers a target that is no URL (%s) 400 with an Error body, not a 500',
+    async (target) => {
+      const answer = await raw(app.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+      expect(headOf(answer)).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
+      expect(bodyOf(answer)).toEqual({
+        code: 'validation_failed',
+        message: 'The request target is not a valid URL.',
+        status: 400,
+      })
+    },
+  )
+
   it('serves an HTTP/1.0 request without Host: that version has none to carry', async () => {
     const answer = await raw(app.port, 'GET /v1/pets HTTP/1.0\r\n\r\n')
     expect(answer).toMatch(/^HTTP\/1\.1 401 /)

@@ -2,6 +2,7 @@ import { decodeNewPet, invalidInput, MAX_ID, type CreatePetError } from '@pets/d
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { encodePet, HEADERS } from '@pets/wire'
+import { admitUrlLength } from '../bound-url.js'
 import { numbersAreSafeIntegers } from '../integer-text.js'
 import { idempotencyKeyOf } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
@@ -46,6 +47,8 @@ export const createPetHandler =
   async (ctx: HttpContext): Promise<void> => {
     const body = await readJsonBody(ctx, bodyTimeoutMs === undefined ? {} : { timeoutMs: bodyTimeoutMs })
     if (E.isLeft(body)) return sendProblem(ctx, body.left)
+    // A URL over MAX_URL_BYTES is a 400: after the 415 and 413 of the body, as CONTRACT orders them.
+    if (!admitUrlLength(ctx)) return
     const { value, text } = body.right
     // A valid NewPet has one number, its categoryId: read in the text whether JSON.parse rounded it.
     const decoded = decodeNewPet(value)

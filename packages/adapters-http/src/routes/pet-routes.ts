@@ -2,6 +2,7 @@ import type { PetPage, PetQuery } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { encodePet, encodePets, HEADERS } from '@pets/wire'
+import { admitUrlLength } from '../bound-url.js'
 import { decodeListPetsQuery, decodePetId } from '../codecs.js'
 import { parseQuery } from '../parse-query.js'
 import type { HttpContext } from '../request-state.js'
@@ -72,6 +73,7 @@ export const petRoutes = ({
 
   return {
     listPets: async (ctx) => {
+      if (!admitUrlLength(ctx)) return
       const query = decodeQuery(ctx.querystring)
       if (E.isLeft(query)) return sendProblem(ctx, query.left)
       const page = await useCases.listPets(query.right)()
@@ -89,6 +91,7 @@ export const petRoutes = ({
 
     // Its deprecation headers are set by preparePetsApi, on every answer after authentication.
     getPet: async (ctx, [petId = '']) => {
+      if (!admitUrlLength(ctx)) return
       const id = decodePetId(petId)
       if (E.isLeft(id)) return sendProblem(ctx, id.left)
       const pet = await useCases.getPet(id.right)()
@@ -96,6 +99,7 @@ export const petRoutes = ({
       sendJson(ctx, 200, encodePet(pet.right))
     },
 
+    // 501 whatever its URL: it comes before any 400 in CONTRACT's order.
     listOrders: (ctx) => sendProblem(ctx, { _tag: 'NotImplemented' }),
   }
 }
