@@ -1,4 +1,4 @@
-import { parseConnectionTargets } from '@pets/adapters-postgres/connection-string'
+import { formatHostPort, parseConnectionTargets } from '@pets/adapters-postgres/connection-string'
 import { getSystemErrorMap } from 'node:util'
 import type { AppConfig } from './config.js'
 
@@ -47,7 +47,8 @@ const chain = (error: unknown, depth = 0): ReadonlyArray<Fields> => {
 
 const codeOf = (f: Fields) => (typeof f.code === 'string' ? f.code : undefined)
 const messageOf = (f: Fields) => (typeof f.message === 'string' ? f.message : 'no message')
-const hostPort = (host: string, port: unknown) => `${host.includes(':') ? `[${host}]` : host}:${String(port)}`
+// As adapters-postgres writes a host in its messages: `[::1]:5432`.
+const hostPort = (host: string, port: unknown) => formatHostPort({ host, port: Number(port) })
 
 // Node's messages repeat the syscall and the address; libuv's words for the errno say only why.
 const why = (f: Fields): string => {
@@ -81,7 +82,7 @@ const databaseOf = ({ storage }: FailureContext['config']): Database | undefined
       defaultTargetSessionAttrs: 'any',
     })
     const who = base.user === undefined ? '' : `${base.user}@`
-    const target = `${who}${hosts.map((h) => hostPort(h.host, h.port)).join(',')}/${base.database ?? ''}`
+    const target = `${who}${hosts.map(formatHostPort).join(',')}/${base.database ?? ''}`
     return { variable, target, hosts: hosts.map((h) => h.host) }
   } catch {
     return { variable, target: 'the database', hosts: [] }

@@ -183,3 +183,6 @@ const portNumber = (text: string, index: number, fail: Fail): number => {
   if (port < 1 || port > 65535) throw fail(`port ${index + 1} is not a number from 1 to 65535`)
   return port
 }
+
+// A host as messages and logs write it, for the users of this entry (apps/api's one-line failures).
+export { formatHostPort } from './describe-targets.js'
