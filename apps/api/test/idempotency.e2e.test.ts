@@ -55,6 +55,16 @@ describe('Idempotency-Key across two service processes on one PostgreSQL databas
         expect(((await again.json()) as { id: number }).id).toBe(id)
         expect((await post(url, '{"name":"Tom","categoryId":1}', 'once')).status).toBe(422)
       }
+      // Retries of the finished request, 60 at once over both: each gets the pet, or 422 for another body.
+      const bodies = Array.from({ length: 60 }, (_, i) =>
+        i % 6 === 5 ? '{"name":"Tom","categoryId":1}' : body,
+      )
+      const retries = await Promise.all(bodies.map((b2, i) => post(i % 2 ? b.url : a.url, b2, 'once')))
+      const statuses = await Promise.all(
+        retries.map(async (r) => [r.status, ((await r.json()) as { id?: number }).id]),
+      )
+      expect(statuses).toEqual(bodies.map((b2) => (b2 === body ? [201, id] : [422, undefined])))
+      expect((await database.pool.query('SELECT id FROM pets')).rows).toHaveLength(1)
     },
   )
 })

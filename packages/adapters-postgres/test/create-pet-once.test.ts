@@ -1,5 +1,6 @@
 import type { PageCursor } from '@pets/domain'
 import { aCreation, aPetData, pollUntil, run, runLeft } from '@pets/domain/testing'
+import * as E from 'fp-ts/lib/Either.js'
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
 import type pg from 'pg'
 import { describe, expect, it } from 'vitest'
@@ -115,6 +116,28 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
     } finally {
       await other.close()
     }
+  })
+
+  it('replays a finished key while another instance holds its lock (replaying it too), on both paths', async () => {
+    const fresh = await open()
+    const creations = createPostgresIdempotentPetCreations(fresh)
+    const created = await run(creations.addOnce(now()))
+    const release = await holdLock(fresh, keyLock('retry-me', 'key-1'))
+    try {
+      // Through the intent (create_pets_once_claimed) and inside a caller's transaction (create_pets_once).
+      expect(await run(creations.addOnce(now()))).toEqual(created)
+      const inTransaction = await fresh.db
+        .transaction()
+        .execute((trx) =>
+          createPostgresIdempotentPetCreations(fromKysely(trx)).addOnce(
+            now({ fingerprint: 'another body' }),
+          )(),
+        )
+      expect(inTransaction).toEqual(E.left({ _tag: 'IdempotencyKeyReused' }))
+    } finally {
+      await release()
+    }
+    expect(await petsOf(fresh)).toEqual([created])
   })
 
   it('answers IdempotencyKeyInUse, not a wait, while a transaction holds the key', async () => {

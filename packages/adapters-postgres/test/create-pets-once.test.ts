@@ -85,6 +85,29 @@ describe('create_pets_once: a batch of idempotent additions in one statement', (
     expect(again.map((a) => a.outcome)).toEqual(['created'])
   })
 
+  it('answers a finished key from its record while another transaction holds its lock: in_use only without one', async () => {
+    const fresh = await open()
+    const [done] = await batch(fresh.pool, [['k', 'done', 'f', 'Done', 1]])
+    // Another instance replaying `done`, and one adding `running`, each inside its statement.
+    const replaying = await openTransaction(fresh)
+    await replaying.client.query(keyLock('done', 'k'))
+    await replaying.client.query(keyLock('running', 'k'))
+    const answers = await batch(fresh.pool, [
+      ['k', 'done', 'f', 'Done', 1],
+      ['k', 'done', 'another body', 'Other', 1],
+      ['k', 'running', 'f', 'Running', 1],
+      ['k', 'done', 'f', 'Done', 1],
+    ])
+    await replaying.end()
+    expect(answers.map((a) => [a.outcome, a.id])).toEqual([
+      ['replayed', done!.id],
+      ['reused', null],
+      ['in_use', null],
+      ['replayed', done!.id],
+    ])
+    expect(await count(fresh, 'pets')).toBe(1)
+  })
+
   it('gives the new pets ids that increase with their position, each its own record', async () => {
     const fresh = await open()
     const elements = Array.from({ length: 256 }, (_, i): Element => ['k', `key ${i}`, 'f', `pet ${i}`, i + 1])
@@ -109,7 +132,7 @@ describe('create_pets_once: a batch of idempotent additions in one statement', (
       ['k', 'replay-me', 'f', 'Old', 1],
       ['k', 'replay-me', 'another body', 'Old', 1],
     ])
-    expect(answered.map((a) => a.outcome)).toEqual(['replayed', 'in_use'])
+    expect(answered.map((a) => a.outcome)).toEqual(['replayed', 'reused'])
     const sequence = `SELECT last_value, is_called FROM pets_id_seq`
     const before = (await fresh.pool.query(sequence)).rows[0]
     const waiting = batch(fresh.pool, [

@@ -70,13 +70,13 @@ describe('idempotent creations in batches', () => {
       named('new-2'),
       named('new-1'),
     ].map((c) => creations.addOnce(c)())
-    // A repeat of a key queued or under way here is refused at once, without a statement.
-    expect(await gathered[3]).toEqual(E.left({ _tag: 'IdempotencyKeyInUse' }))
-    expect(await gathered[5]).toEqual(E.left({ _tag: 'IdempotencyKeyInUse' }))
     await release()
-    const [one, replay, reuse, , two] = await Promise.all(gathered)
+    const [one, replay, reuse, firstAgain, two, oneAgain] = await Promise.all(gathered)
     const firstPet = await run(() => first)
+    // A repeat of a key queued or under way here runs no statement: the first added the pet meanwhile.
     expect(batches).toHaveLength(2)
+    expect(firstAgain).toEqual(E.left({ _tag: 'IdempotencyKeyInUse' }))
+    expect(oneAgain).toEqual(E.left({ _tag: 'IdempotencyKeyInUse' }))
     expect(replay).toEqual(E.right(replayed))
     expect(reuse).toEqual(E.left({ _tag: 'IdempotencyKeyReused' }))
     const [pet1, pet2] = [one, two].map((r) => (E.isRight(r!) ? r.right : undefined))
@@ -107,6 +107,42 @@ describe('idempotent creations in batches', () => {
     })
     expect(idsByKey.size).toBe(50)
     for (const ids of idsByKey.values()) expect(ids.size).toBe(1)
+  })
+
+  it('answers repeats of a finished key that come while its replay is under way: the pet, or reused for another body', async () => {
+    const fresh = await open()
+    const creations = createPostgresIdempotentPetCreations(fresh, { clock: 'request' })
+    const done = await run(creations.addOnce(named('done')))
+    const release = await holdOrderingLock(fresh)
+    // The batch under way adds `first` and replays `done`; the repeats wait for it.
+    const underWay = [named('first'), named('done')].map((c) => creations.addOnce(c)())
+    await waitForLockWait(fresh)
+    const repeats = [named('done'), named('done', { fingerprint: 'another body' }), named('done')].map((c) =>
+      creations.addOnce(c)(),
+    )
+    await release()
+    expect(await Promise.all([...underWay.slice(1), ...repeats])).toEqual([
+      E.right(done),
+      E.right(done),
+      E.left({ _tag: 'IdempotencyKeyReused' }),
+      E.right(done),
+    ])
+    expect(await underWay[0]).toMatchObject(E.right({ name: 'first' }))
+    expect(await countRows(fresh, 'pets')).toBe(2)
+  })
+
+  it('answers concurrent replays of finished keys through two pools with their pets, never in use', async () => {
+    const fresh = await open({ poolSize: 10 })
+    const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 10, ...patient })
+    track(other)
+    const instances = [fresh, other].map((d) => createPostgresIdempotentPetCreations(d))
+    const keys = Array.from({ length: 5 }, (_, i) => `key ${i}`)
+    const pets = await Promise.all(keys.map((key) => run(instances[0]!.addOnce(named(key)))))
+    // Each key replayed 40 times at once, half by each instance.
+    const replays = Array.from({ length: 200 }, (_, i) => i % 5)
+    const results = await Promise.all(replays.map((k, i) => instances[i % 2]!.addOnce(named(keys[k]!))()))
+    expect(results).toEqual(replays.map((k) => E.right(pets[k])))
+    expect(await countRows(fresh, 'pets')).toBe(5)
   })
 
   it('fails every creation of a batch that failed, adds none of them, and leaves their keys free', async () => {

@@ -1,17 +1,9 @@
 import type { Span } from '@opentelemetry/api'
-import {
-  idempotencyKeyInUse,
-  idempotencyKeyReused,
-  type Pet,
-  type IdempotencyKeyInUse,
-  type IdempotencyKeyReused,
-  type IdempotentCreation,
-  type IdempotentPetCreations,
-} from '@pets/domain'
-import * as E from 'fp-ts/lib/Either.js'
+import type { IdempotentCreation, IdempotentPetCreations } from '@pets/domain'
 import { randomUUID } from 'node:crypto'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
+import * as E from 'fp-ts/lib/Either.js'
 import {
   intentLifetimeOf,
   type PostgresAdapterOptions,
@@ -25,6 +17,7 @@ import {
 import { REGISTER_INTENT } from './insert-intents.js'
 import { removeExpiredRecords } from './expired-records.js'
 import { batchStatements, carry, delivered, MAX_INSERT_BATCH } from './pet-inserts.js'
+import { type Answer, type Ending, IN_USE, repeatsUnderWay, REUSED } from './repeats-under-way.js'
 import { toPet } from './to-pet-id.js'
 
 /** Options of the idempotent creations on PostgreSQL. */
@@ -38,20 +31,17 @@ export type PostgresIdempotentPetCreationsOptions = PostgresAdapterOptions & {
   readonly cleanupBatchSize?: number
 }
 
-type Answer = E.Either<IdempotencyKeyInUse | IdempotencyKeyReused, Pet>
 // An element of the batch that needs a write, in a read-only transaction.
 const READ_ONLY = 'read_only'
-type Row = { readonly position: number; readonly answer: Answer | typeof READ_ONLY }
+type Row = { readonly position: number; readonly ending: Ending | typeof READ_ONLY }
 
-const IN_USE: Answer = E.left(idempotencyKeyInUse())
-
-const toAnswer = (outcome: string | null, pet: ReadonlyArray<string | null>): Answer | typeof READ_ONLY => {
-  if (outcome === 'in_use') return IN_USE
-  if (outcome === 'reused') return E.left(idempotencyKeyReused())
+const toEnding = (outcome: string | null, pet: ReadonlyArray<string | null>): Ending | typeof READ_ONLY => {
+  if (outcome === 'in_use') return { outcome, answer: IN_USE }
+  if (outcome === 'reused') return { outcome, answer: REUSED }
   if (outcome === READ_ONLY) return READ_ONLY
   if (outcome !== 'created' && outcome !== 'replayed')
     throw new Error(`create_pets_once answered the outcome ${outcome}`)
-  return E.right(toPet(pet))
+  return { outcome, answer: E.right(toPet(pet)) }
 }
 
 // One statement per batch after its intent (insert-intents.ts): migration 0008's function claims it, tries
@@ -61,7 +51,7 @@ const createOnceWith = (call: string): Statement<Row> => ({
       o_id AS id, o_name AS name, o_category_id AS category_id, o_status AS status
     FROM ${call}`,
   columns: ['position', 'outcome', 'id', 'name', 'category_id', 'status'],
-  decode: ([position, outcome, ...pet]) => ({ position: Number(position), answer: toAnswer(outcome!, pet) }),
+  decode: ([position, outcome, ...pet]) => ({ position: Number(position), ending: toEnding(outcome!, pet) }),
 })
 const createOnce = createOnceWith(
   'create_pets_once_claimed($5::uuid, $6::uuid, $1::jsonb, $2::timestamptz, $3::bigint, $4::integer)',
@@ -95,21 +85,25 @@ const windowOf = (creation: IdempotentCreation) => creation.at.getTime() - creat
 // An idempotency key is printable ASCII, so the first line break ends it.
 const keyOf = (creation: IdempotentCreation) => `${creation.key}\n${creation.owner}`
 
-// Each creation answered with the row of its position: `ended` already let the next batch go.
-const answer = (batch: ReadonlyArray<Waiting>, rows: ReadonlyArray<Row>) => {
-  const byPosition = new Map(rows.map((row) => [row.position, row.answer]))
-  batch.forEach((w, i) => {
+// Each creation's ending, by the row of its position.
+const endingsOf = (batch: ReadonlyArray<Waiting>, rows: ReadonlyArray<Row>): Array<Ending> => {
+  const byPosition = new Map(rows.map((row) => [row.position, row.ending]))
+  return batch.map((_, i) => {
     const found = byPosition.get(i + 1)
-    if (found === undefined) w.fail(new Error('create_pets_once answered no row for one of its creations'))
-    else if (found === READ_ONLY) w.fail(refusesWrites())
-    else w.ok(found)
+    if (found === undefined)
+      return {
+        outcome: 'failed',
+        error: new Error('create_pets_once answered no row for one of its creations'),
+      }
+    return found === READ_ONLY ? { outcome: 'failed', error: refusesWrites() } : found
   })
 }
 
 /**
  * Idempotent additions on PostgreSQL, batched as pet-inserts.ts batches plain ones. A repeat while the first
- * is performed is `in use` at once: in this process by the keys under way, across processes by an advisory
- * lock on owner and key. Expired records are removed in batches, by one instance at a time.
+ * is performed is `in use`: in this process once the first ended as a creation (repeats-under-way.ts),
+ * across processes by an advisory lock on owner and key (a replay answers from the record). Expired records
+ * are removed in batches, by one instance at a time.
  */
 export const createPostgresIdempotentPetCreations = (
   { db, runner }: PostgresHandle,
@@ -125,7 +119,7 @@ export const createPostgresIdempotentPetCreations = (
   const batchSize = options.cleanupBatchSize ?? 1000
   const onAddOnce = reportAs(options, 'creations.addOnce')
   const onRemoveExpired = reportAs(options, 'creations.removeExpired')
-  const performing = new Set<string>()
+  const underWay = repeatsUnderWay()
 
   // One statement dates every record of its batch and reads them with one window: only creations
   // that agree on both go together (with the database's clock, all of them).
@@ -140,9 +134,14 @@ export const createPostgresIdempotentPetCreations = (
       const answered = (error: Error | undefined, rows: ReadonlyArray<Row>) => {
         delivered(batch, error)
         ended()
-        for (const w of batch) performing.delete(keyOf(w.creation))
-        if (error !== undefined) for (const w of batch) w.fail(error)
-        else answer(batch, rows)
+        const endings = error === undefined ? endingsOf(batch, rows) : undefined
+        batch.forEach((w, i) => {
+          const ending = endings?.[i] ?? { outcome: 'failed', error }
+          const answerRepeats = underWay.ended(keyOf(w.creation), w.creation.fingerprint, ending)
+          if (ending.outcome === 'failed') w.fail(ending.error)
+          else w.ok(ending.answer)
+          answerRepeats()
+        })
       }
       if (db.isTransaction) return runPrepared(createOnceAlone, values, answered)
       const intent = randomUUID()
@@ -163,17 +162,15 @@ export const createPostgresIdempotentPetCreations = (
   )
 
   return {
-    addOnce: (creation) =>
-      pipe(
-        storeCall<Answer>((ok, fail) => {
-          const key = keyOf(creation)
-          // Queued or under way here: its statement has not ended, so this is a repeat meanwhile.
-          if (performing.has(key)) return ok(IN_USE)
-          performing.add(key)
-          enqueue({ creation, ok, fail, span: carry(createOnce) })
-        }, onAddOnce),
-        TE.flatMap(TE.fromEither),
-      ),
+    addOnce: (creation) => {
+      const start = (ok: (answer: Answer) => void, fail: (error: unknown) => void): void => {
+        const again = () => start(ok, fail)
+        // Queued or under way here: this repeat is answered by how that one ends.
+        if (underWay.waits(keyOf(creation), { fingerprint: creation.fingerprint, ok, fail, again })) return
+        enqueue({ creation, ok, fail, span: carry(createOnce) })
+      }
+      return pipe(storeCall<Answer>(start, onAddOnce), TE.flatMap(TE.fromEither))
+    },
     removeExpired: (before) =>
       tryStore(
         () => removeExpiredRecords(runPrepared, byRequest ? before : null, batchSize),

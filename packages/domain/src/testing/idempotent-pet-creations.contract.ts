@@ -134,6 +134,22 @@ export const describeIdempotentPetCreationsContract = (adapter: string, open: Op
       expect(await allPets()).toEqual(pets)
     })
 
+    it('answers concurrent repeats of a finished key with its pet, or IdempotencyKeyReused for another body, never in use', async () => {
+      const first = await run(ctx.creations.addOnce(aCreation()))
+      const fingerprints = Array.from({ length: 30 }, (_, i) =>
+        i % 5 === 4 ? 'fingerprint-2' : 'fingerprint-1',
+      )
+      const results = await Promise.all(
+        fingerprints.map((fingerprint) => ctx.creations.addOnce(aCreation({ fingerprint, at: hours(1) }))()),
+      )
+      expect(results).toEqual(
+        fingerprints.map((f) =>
+          f === 'fingerprint-1' ? E.right(first) : E.left({ _tag: 'IdempotencyKeyReused' }),
+        ),
+      )
+      expect(await allPets()).toEqual([first])
+    })
+
     it('adds a pet for each of 20 concurrent requests with different keys', async () => {
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) => run(ctx.creations.addOnce(aCreation({ key: `key ${i}` })))),
