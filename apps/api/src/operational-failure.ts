@@ -108,10 +108,25 @@ const listenFailure = (f: Fields, context: FailureContext, database: Database | 
 const refusesSession = (code: string | undefined) =>
   code?.startsWith('28') === true || code === '3D000' || code === '42501'
 
+// TLS that sslmode asks for and the server cannot give: pg's words when the server answers "no TLS" (the
+// e2e test against a server without TLS guards them), and Node's codes for a certificate that fails the
+// check (OpenSSL's verify results, ERR_TLS_CERT_ALTNAME_INVALID for a name that does not match).
+const NO_TLS = 'The server does not support SSL connections'
+const CERTIFICATE =
+  /^(ERR_TLS_|ERR_SSL_)|CERT|^UNABLE_TO_(GET_ISSUER|VERIFY_LEAF|DECRYPT|DECODE)|^HOSTNAME_MISMATCH$|^INVALID_CA$/
+const tlsRefused = (f: Fields) =>
+  f.message === NO_TLS
+    ? 'refused TLS'
+    : CERTIFICATE.test(codeOf(f) ?? '')
+      ? 'failed the TLS check'
+      : undefined
+
 const databaseFailure = (f: Fields, context: FailureContext, database: Database | undefined) => {
   if (database === undefined || context.command === 'openapi') return undefined
   const subject = `PostgreSQL at ${database.target} (${database.variable})`
   if (refusesSession(codeOf(f))) return failure(context, `${subject} refused the connection`, f)
+  const tls = tlsRefused(f)
+  if (tls !== undefined) return failure(context, `${subject} ${tls} (sslmode)`, f)
   if (f.syscall === 'connect' || f.syscall === 'getaddrinfo')
     return failure(context, `${subject} cannot be reached`, f)
   // pg's own timeouts carry no code; adapters-postgres knows their messages, and which SQLSTATEs mean "not now".

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
 import { describe, expect, inject, it } from 'vitest'
 import { MAIN } from './support/child-service.js'
+import { startServerWithoutTls, startServerWithUntrustedCertificate } from './support/fake-tls-postgres.js'
 
 type Run = { readonly code: number | null; readonly stdout: string; readonly stderr: string }
 
@@ -60,6 +61,35 @@ describe('an operational failure of the built bin', () => {
     expect(result.stderr).toMatch(
       /^animal-store: keys list: PostgreSQL at .*\/no_such_database_for_this_test \(DATABASE_URL\) refused the connection: database "no_such_database_for_this_test" does not exist \(3D000\)\n$/,
     )
+  })
+
+  it('keys list where sslmode asks for TLS that the server refuses, or whose certificate fails: one line naming sslmode', async () => {
+    const withoutTls = await startServerWithoutTls()
+    const untrusted = await startServerWithUntrustedCertificate()
+    try {
+      const refused = await run(['keys', 'list'], {
+        DATABASE_URL: `postgres://postgres:${PASSWORD}@127.0.0.1:${withoutTls.port}/animals?sslmode=require`,
+      })
+      expect(refused).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          `animal-store: keys list: PostgreSQL at postgres@127.0.0.1:${withoutTls.port}/animals (DATABASE_URL) ` +
+          'refused TLS (sslmode): The server does not support SSL connections\n',
+      })
+      const failed = await run(['migrate'], {
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${untrusted.port}/animals?sslmode=verify-full`,
+      })
+      expect(failed).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          `animal-store: migrate: PostgreSQL at postgres@127.0.0.1:${untrusted.port}/animals (DATABASE_URL) ` +
+          'failed the TLS check (sslmode): self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)\n',
+      })
+    } finally {
+      await Promise.all([withoutTls.close(), untrusted.close()])
+    }
   })
 
   it('openapi --out into a directory that does not exist: one line naming --out', async () => {

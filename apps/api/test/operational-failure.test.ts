@@ -114,6 +114,28 @@ describe('a database that cannot be reached, refuses the login or does not exist
     expect(operationalFailure(timeout, { command, config })).toBeUndefined()
   })
 
+  it('says when TLS that sslmode asks for is refused, or its certificate fails the check', () => {
+    expect(lineOf(new Error('The server does not support SSL connections'), context('migrate'))).toBe(
+      'migrate: PostgreSQL at postgres@127.0.0.1:5999/animals (DATABASE_URL) refused TLS (sslmode): ' +
+        'The server does not support SSL connections',
+    )
+    const certificate = (message: string, code: string) => Object.assign(new Error(message), { code })
+    for (const [message, code] of [
+      ['self-signed certificate in certificate chain', 'SELF_SIGNED_CERT_IN_CHAIN'],
+      ['certificate has expired', 'CERT_HAS_EXPIRED'],
+      ['unable to verify the first certificate', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'],
+      ["Hostname/IP does not match certificate's altnames", 'ERR_TLS_CERT_ALTNAME_INVALID'],
+    ])
+      expect(lineOf(certificate(message!, code!), context('keys list'))).toBe(
+        `keys list: PostgreSQL at postgres@127.0.0.1:5999/animals (DATABASE_URL) failed the TLS check (sslmode): ${message} (${code})`,
+      )
+    // Another code, or the words in another message, are no TLS failure.
+    expect(lineOf(certificate('no such thing', 'EPROTO_OTHER'), context('migrate'))).toBeUndefined()
+    expect(
+      lineOf(new Error('The server does not support SSL connections!'), context('migrate')),
+    ).toBeUndefined()
+  })
+
   it('is found under the errors that wrap it: a cause, an AggregateError', () => {
     const wrapped = new Error('PostgreSQL cannot be reached; check DATABASE_URL and try again', {
       cause: refused(5999),
