@@ -4,6 +4,7 @@ import {
   isUnavailableError,
   migrateToLatest,
   pendingMigrations,
+  requireUtf8Database,
 } from '@pets/adapters-postgres'
 import { UsageError } from './commands/usage.js'
 import { withDatabase } from './commands/with-database.js'
@@ -14,9 +15,11 @@ import { requireActiveKey } from './require-active-key.js'
 // MIGRATE_ON_START=false: a schema behind the code would answer 500s while /readyz said 200, so the service
 // refuses to start then. A database it cannot reach now is no reason not to start (it answers 503 and
 // recovers when the database is back, as it would at any other time): the check is left to a later start.
+// A database that does not keep UTF-8 is refused as the migrations refuse it (requireUtf8Database).
 const requireMigrated = async (database: PostgresDatabase, logger: Logger): Promise<void> => {
   let pending: ReadonlyArray<string>
   try {
+    await requireUtf8Database(database.db)
     pending = await pendingMigrations(database.db)
   } catch (error) {
     if (!isUnavailableError(error)) throw error

@@ -99,6 +99,32 @@ describe('the built service on PostgreSQL', () => {
     expect((await cli(databaseUrl, 'keys', 'list')).stdout).toMatch(/^ID\s+NAME/)
   })
 
+  it('refuses a database that does not keep UTF-8: migrate, the key commands and the start, exit 2', async () => {
+    const database = await openFreshDatabase(inject('postgres'), { encoding: 'SQL_ASCII' })
+    opened.push(database)
+    const why = `the database "${database.name}" keeps text as SQL_ASCII, and the service needs UTF8`
+    for (const args of [['migrate'], ['keys', 'list'], []])
+      await expect(
+        exec(process.execPath, [MAIN, ...args], {
+          env: {
+            PATH: process.env.PATH ?? '',
+            DATABASE_URL: database.url,
+            API_KEYS: 'k1',
+            SHUTDOWN_DELAY_MS: '0',
+          },
+        }),
+      ).rejects.toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining(why) })
+    const notMigrated = exec(process.execPath, [MAIN], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: database.url,
+        API_KEYS: 'k1',
+        MIGRATE_ON_START: 'false',
+      },
+    })
+    await expect(notMigrated).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(why) })
+  })
+
   it('refuses to start in production without any API key, and starts with a stored one', async () => {
     const { url: databaseUrl } = await fresh()
     // No delay before the listener closes: nothing balances load in front of this test.

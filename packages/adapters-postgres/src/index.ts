@@ -46,9 +46,11 @@ export {
   type StorageLog,
 } from './postgres-storage.js'
 export {
+  DatabaseEncodingError,
   migrateToLatest,
   MigrationsNeedSessionError,
   pendingMigrations,
+  requireUtf8Database,
   type MigrationLog,
 } from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'

@@ -19,10 +19,31 @@ export class MigrationsNeedSessionError extends Error {
   override readonly name = 'MigrationsNeedSessionError'
 }
 
+/** The database's encoding cannot hold every name the service accepts. */
+export class DatabaseEncodingError extends Error {
+  override readonly name = 'DatabaseEncodingError'
+}
+
+/**
+ * Throws a DatabaseEncodingError unless the database keeps text as UTF-8: with SQL_ASCII, lengths count bytes
+ * (a name of 60 emoji is "over 100 characters"); with LATIN1 and the like, a name outside it cannot be stored.
+ */
+export const requireUtf8Database = async <DB>(db: Kysely<DB>): Promise<void> => {
+  const { rows } = await sql<{ encoding: string; database: string }>`
+    SELECT current_setting('server_encoding') AS encoding, current_database() AS database`.execute(db)
+  const { encoding, database } = rows[0]!
+  if (encoding !== 'UTF8')
+    throw new DatabaseEncodingError(
+      `the database "${database}" keeps text as ${encoding}, and the service needs UTF8 to store every name ` +
+        `as sent: create it with "createdb --encoding=UTF8 --template=template0 ${database}"`,
+    )
+}
+
 /**
  * Runs every pending migration in one transaction, under a session advisory lock so that instances may start
- * together, and returns their names. Through a pooler only an up-to-date schema passes (one read); else a
- * MigrationsNeedSessionError, since a session lock would stay on a server connection.
+ * together, and returns their names. A database that does not keep UTF-8 is refused first (DatabaseEncodingError).
+ * Through a pooler only an up-to-date schema passes (one read); else a MigrationsNeedSessionError, since a
+ * session lock would stay on a server connection.
  */
 export const migrateToLatest = async <DB>(
   target: Kysely<DB> | { readonly db: Kysely<DB>; readonly runner: Pick<StatementRunner, 'connectionFacts'> },
@@ -34,6 +55,7 @@ export const migrateToLatest = async <DB>(
       ? [target.db, async () => (await target.runner.connectionFacts()).pooler]
       : [target, async () => false]
   return db.connection().execute(async (connection) => {
+    await requireUtf8Database(connection)
     // The usual start: one read, without a lock, safe through a pooler; anything else (a table missing, an
     // unknown migration) takes the whole way below, which migrates or says what is wrong.
     if (await upToDate(connection)) {

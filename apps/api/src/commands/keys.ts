@@ -1,5 +1,9 @@
 import { DEPRECATED_OPERATIONS } from '@pets/adapters-http'
-import { createPostgresApiKeyStore, createPostgresApiKeyUsageLog } from '@pets/adapters-postgres'
+import {
+  createPostgresApiKeyStore,
+  createPostgresApiKeyUsageLog,
+  requireUtf8Database,
+} from '@pets/adapters-postgres'
 import { ApiKeyName, type ApiKeyRecord, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
@@ -43,6 +47,8 @@ export const keysCommand = (
 ) => {
   const [action, ...rest] = args
   return withDatabase(config, `keys ${action ?? ''}`.trim(), async ({ db }) => {
+    // As the service refuses it: a key's name could not be kept as given.
+    await requireUtf8Database(db)
     const store = createPostgresApiKeyStore(db)
     if (action === 'create' && rest.length === 2 && rest[0] === '--name') {
       const name = ApiKeyName.decode(rest[1])

@@ -1,4 +1,4 @@
-import { createPostgresDatabase, type PostgresDatabase } from '@pets/adapters-postgres'
+import { createPostgresDatabase, DatabaseEncodingError, type PostgresDatabase } from '@pets/adapters-postgres'
 import type { AppConfig } from '../config.js'
 import { UsageError } from './usage.js'
 
@@ -29,6 +29,7 @@ export const withDatabase = async <A>(
     // 42P01 undefined_table: the schema was never migrated.
     if ((error as { code?: unknown }).code === '42P01')
       throw new UsageError(`the database has no schema yet: run "animal-store migrate" first`)
+    if (error instanceof DatabaseEncodingError) throw new UsageError(error.message)
     throw error
   } finally {
     await database.close()

@@ -13,6 +13,8 @@ const TEST_TIMEOUT_MS = 10_000
 /** Pool options for a fresh database (timeouts 10 s unless given); `empty` clones template0, unmigrated. */
 export type FreshDatabaseOptions = Omit<PostgresDatabaseOptions, 'connectionString'> & {
   readonly empty?: boolean
+  /** An empty database that keeps text in this encoding (`SQL_ASCII`, `LATIN1`), with the C locale. */
+  readonly encoding?: string
   /** The pool connects through this PgBouncer (startTestPgBouncer) instead of directly. */
   readonly through?: TestPgBouncer
 }
@@ -29,12 +31,14 @@ export const openFreshDatabase = async (
   admin: TestDatabase,
   options: FreshDatabaseOptions = {},
 ): Promise<FreshDatabase> => {
-  const { empty = false, through, ...poolOptions } = options
+  const { empty = false, encoding, through, ...poolOptions } = options
   // Named after the template, so the teardown finds what a crashed test left behind.
   const name = `${admin.templateName}_${randomBytes(4).toString('hex')}`
-  const template = empty ? 'template0' : admin.templateName
+  const template = empty || encoding !== undefined ? 'template0' : admin.templateName
+  // Any encoding goes with the C locale; a literal, never attacker data (tests name it).
+  const encoded = encoding === undefined ? '' : ` ENCODING '${encoding}' LC_COLLATE 'C' LC_CTYPE 'C'`
   await withAdminClient(admin.url, (client) =>
-    client.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`),
+    client.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}${encoded}`),
   )
   const url = databaseUrl(admin.url, name)
   const poolUrl = through === undefined ? url : through.through(url)
