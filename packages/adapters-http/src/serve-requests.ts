@@ -34,13 +34,25 @@ const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
 const NOT_ALLOWED: Problem = { _tag: 'MethodNotAllowed', allow: READ_ONLY }
 const INTERNAL_ERROR: Problem = { _tag: 'InternalError' }
 const NO_HOST: Problem = { _tag: 'MalformedRequest', reason: 'An HTTP/1.1 request must carry a Host header.' }
+const HOSTS: Problem = {
+  _tag: 'MalformedRequest',
+  reason: 'A request must carry one Host header, not several.',
+}
 const BAD_TARGET: Problem = { _tag: 'MalformedRequest', reason: 'The request target is not a valid URL.' }
 
 // RFC 9112 section 3.2: an HTTP/1.1 request without Host is refused with 400, as node's parser would (a
 // server made with `requireHostHeader: false` lets it through, so that it gets an Error body, not node's bare
-// status line), before anything else, as a request the parser refuses is.
-const lacksHost = (req: IncomingMessage): boolean =>
-  req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1
+// status line), and so is one with several Host lines (node keeps the first), before anything else, as a
+// request the parser refuses is. The raw lines are counted only where a Host was seen: a few length checks.
+const hostProblem = (req: IncomingMessage): Problem | undefined => {
+  if (req.headers.host === undefined)
+    return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? NO_HOST : undefined
+  const raw = req.rawHeaders ?? []
+  let seen = 0
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host' && ++seen > 1) return HOSTS
+  return undefined
+}
 
 // What every answer carries: `Cache-Control: no-store` unless a handler sets a policy of its own.
 const stamp = (res: ServerResponse, requestId: string) => {
@@ -85,9 +97,10 @@ export const serveRequests = ({
     sendProblem(ctx, NOT_FOUND)
   }
   const dispatch = (ctx: HttpContext) => {
-    if (lacksHost(ctx.req)) {
+    const refused = hostProblem(ctx.req)
+    if (refused !== undefined) {
       ctx.set('Connection', 'close')
-      return sendProblem(ctx, NO_HOST)
+      return sendProblem(ctx, refused)
     }
     const path = pathOf(ctx)
     // A client's mistake, refused before anything else as what node's parser refuses is.

@@ -106,6 +106,26 @@ describe('what a caller without a key, or a careless one, can make the service d
     }
   })
 
+  it('answers a request with two Host lines 400 before authentication, whatever their case, then closes', async () => {
+    for (const hosts of ['Host: x\r\nHost: y\r\n', 'Host: x\r\nhOST: x\r\n'])
+      for (const key of ['', `Authorization: ${BEARER}\r\n`]) {
+        const answer = await raw(app.port, `GET /v1/pets HTTP/1.1\r\n${hosts}${key}\r\n`)
+        expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+        expect(headOf(answer)).toContain('connection: close')
+        expect(bodyOf(answer)).toEqual({
+          code: 'validation_failed',
+          message: 'A request must carry one Host header, not several.',
+          status: 400,
+        })
+      }
+    // One Host, among headers of four letters that are not it, is served.
+    const one = await raw(
+      app.port,
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nFrom: a@b\r\nDate: x\r\nAuthorization: ${BEARER}\r\nConnection: close\r\n\r\n`,
+    )
+    expect(one).toMatch(/^HTTP\/1\.1 200 /)
+  })
+
   it.each(['http://[%]/v1/pets', 'http://[%]/healthz'])(
     'answers a target that is no URL (%s) 400 with an Error body, not a 500',
     async (target) => {
