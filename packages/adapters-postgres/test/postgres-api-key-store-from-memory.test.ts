@@ -14,6 +14,7 @@ import {
 } from '../src/index.js'
 import { openFreshDatabase, type FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
+import { startSilentProxy } from './support/silent-proxy.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 describeApiKeyStoreContract('postgres, from memory', async () => {
@@ -174,6 +175,33 @@ describe('postgres API-key store, from memory', () => {
     expect(await isSome(store, revoked.key)).toBe(false)
     expect(await isSome(store, kept.key)).toBe(true)
     expect(queries.count).toBe(0)
+  })
+
+  it('asks the database within a heartbeat and its timeout once the LISTEN path goes silent, so a key revoked meanwhile is refused', async () => {
+    const fresh = await open()
+    const target = new URL(fresh.url)
+    const proxy = await startSilentProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    track(proxy)
+    const { store } = aStore(fresh, {
+      listen: {
+        connectionString: proxy.through(fresh.url),
+        heartbeatMs: 300,
+        timeoutMs: 700,
+        reconnectMinMs: 60_000,
+      },
+    })
+    const other = elsewhere(fresh)
+    const revoked = await run(other.issue(name('revoked')))
+    await store.start()
+    expect(await isSome(store, revoked.key)).toBe(true)
+    // The path freezes: nothing passes, nothing closes; the revocation's NOTIFY is never heard.
+    proxy.silence()
+    await run(other.revoke(revoked.record.id))
+    const silencedAt = performance.now()
+    await pollUntil('the store stops trusting its memory', () => !store.servingFromMemory(), 5000)
+    // At most a heartbeat and its timeout (1 s), with room for a busy machine.
+    expect(performance.now() - silencedAt).toBeLessThan(3000)
+    expect(await isSome(store, revoked.key)).toBe(false)
   })
 
   it('never fails an authentication because last_used_at could not be written', async () => {

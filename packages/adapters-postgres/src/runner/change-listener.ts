@@ -19,7 +19,11 @@ export type ListenOptions = {
   readonly reconnectMinMs?: number
   /** The longest wait before connecting again; 10 000 ms unless given. */
   readonly reconnectMaxMs?: number
-  /** How often the connection is checked with `SELECT 1`, to notice a dead network; 30 000 ms unless given. */
+  /**
+   * How often the connection is checked with `SELECT 1`, to notice a network that died silently (the
+   * keepalives of a proxy or NAT in between may still answer): a change made elsewhere then goes unheard for at
+   * most this plus `timeoutMs` before the store asks the database instead. 5000 ms unless given.
+   */
   readonly heartbeatMs?: number
 }
 
@@ -78,7 +82,7 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
   const timeoutMs = options.timeoutMs ?? 5000
   const minMs = options.reconnectMinMs ?? 250
   const maxMs = Math.max(minMs, options.reconnectMaxMs ?? 10_000)
-  const heartbeatMs = options.heartbeatMs ?? 30_000
+  const heartbeatMs = options.heartbeatMs ?? 5000
   let current: pg.Client | undefined
   let failures = 0
   let reconnect: NodeJS.Timeout | undefined
