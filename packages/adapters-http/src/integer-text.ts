@@ -84,24 +84,56 @@ const escaped = (text: string, at: number): boolean => {
   return backslashes % 2 === 1
 }
 
+const skipString = (text: string, open: number): number => {
+  let close = text.indexOf('"', open + 1)
+  while (close !== -1 && escaped(text, close)) close = text.indexOf('"', close + 1)
+  return close === -1 ? text.length : close + 1
+}
+
 /**
- * Whether every number of a valid JSON text denotes an integer within ±(2^53 − 1), read on the text
- * since JSON.parse rounds `9007199254740990.5` to an integer. Strings are skipped; one linear pass.
+ * Whether member `name` of a valid JSON text's top-level object is a number that denotes an integer within
+ * ±(2^53 − 1), read on its own text (its last occurrence, the one JSON.parse keeps): undefined when the
+ * member is absent or no number. One linear pass: strings are skipped with indexOf, keys with escapes read by
+ * JSON.parse over their own length.
  */
-export const numbersAreSafeIntegers = (text: string): boolean => {
+export const memberIsSafeInteger = (text: string, name: string): boolean | undefined => {
   const length = text.length
+  let depth = 0
+  let expectingKey = false
+  let member: string | undefined
+  let found: boolean | undefined
   let i = 0
   while (i < length) {
     const code = text.charCodeAt(i)
     if (code === QUOTE) {
-      let close = text.indexOf('"', i + 1)
-      while (close !== -1 && escaped(text, close)) close = text.indexOf('"', close + 1)
-      i = close === -1 ? length : close + 1
-    } else if (code === MINUS || isDigit(code)) {
+      const end = skipString(text, i)
+      if (depth === 1 && expectingKey) {
+        // A key with escapes is rare: JSON.parse reads it, over its own length.
+        const raw = text.slice(i + 1, end - 1)
+        member = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw
+        expectingKey = false
+      } else if (depth === 1 && member === name) found = undefined
+      i = end
+    } else if (code === 0x7b || code === 0x5b) {
+      if (depth === 1 && member === name) found = undefined
+      depth++
+      expectingKey = depth === 1 && code === 0x7b
+      i++
+    } else if (code === 0x7d || code === 0x5d) {
+      depth--
+      i++
+    } else if (code === 0x2c) {
+      expectingKey = depth === 1
+      i++
+    } else if (depth === 1 && (code === MINUS || isDigit(code))) {
       const start = i
       while (i < length && inNumber(text.charCodeAt(i))) i++
-      if (!isSafeIntegerToken(text, start, i)) return false
-    } else i++
+      if (member === name) found = isSafeIntegerToken(text, start, i)
+    } else {
+      // true, false, null: no number.
+      if (depth === 1 && member === name && code >= 0x61 && code <= 0x7a) found = undefined
+      i++
+    }
   }
-  return true
+  return found
 }

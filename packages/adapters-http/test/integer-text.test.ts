@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { numbersAreSafeIntegers } from '../src/integer-text.js'
+import { memberIsSafeInteger } from '../src/integer-text.js'
 
 const MAX = BigInt(Number.MAX_SAFE_INTEGER)
 
@@ -15,7 +15,11 @@ const denotesSafeInteger = (token: string): boolean => {
   return digits % divisor === 0n && digits / divisor <= MAX
 }
 
-describe('numbersAreSafeIntegers', () => {
+// The member as a body carries it, among others.
+const categoryIdIs = (token: string) =>
+  memberIsSafeInteger(`{"name":"x","categoryId":${token}}`, 'categoryId')
+
+describe('memberIsSafeInteger', () => {
   it.each([
     '1',
     '-1',
@@ -24,7 +28,6 @@ describe('numbersAreSafeIntegers', () => {
     '9007199254740991',
     '-9007199254740991',
     '123456789012345',
-    '[1,2,{"a":-3}]',
     '3.0',
     '1e2',
     '1E+2',
@@ -36,8 +39,8 @@ describe('numbersAreSafeIntegers', () => {
     '1e+0000000002',
     '1e-0000000000',
     '250e-0000000001',
-  ])('accepts %s: an integer within ±(2^53 − 1), however written', (text) => {
-    expect(numbersAreSafeIntegers(text)).toBe(true)
+  ])('accepts %s: an integer within ±(2^53 − 1), however written', (token) => {
+    expect(categoryIdIs(token)).toBe(true)
   })
 
   it.each([
@@ -54,17 +57,38 @@ describe('numbersAreSafeIntegers', () => {
     '1e400',
     '1e-400',
     '1e99999999999',
-    '[1,2.5]',
-  ])('refuses %s: no integer, or not within ±(2^53 − 1), though JSON.parse may make one of it', (text) => {
-    expect(numbersAreSafeIntegers(text)).toBe(false)
+  ])('refuses %s: no integer, or not within ±(2^53 − 1), though JSON.parse may make one of it', (token) => {
+    expect(categoryIdIs(token)).toBe(false)
   })
 
-  it('skips strings, escaped quotes and backslashes included', () => {
-    expect(numbersAreSafeIntegers('{"a":"1.5","b":"\\"2.5","c":"\\\\","d":3}')).toBe(true)
-    expect(numbersAreSafeIntegers('{"a":"\\\\","d":3.5}')).toBe(false)
-    expect(numbersAreSafeIntegers('{"1.5":1}')).toBe(true)
-    expect(numbersAreSafeIntegers('["\\\\\\"1.5",2]')).toBe(true)
-    expect(numbersAreSafeIntegers('["\\\\",2.5]')).toBe(false)
+  it("reads the top-level member's own number, the last one as JSON.parse keeps it, past strings of any escapes", () => {
+    const of = (text: string) => memberIsSafeInteger(text, 'categoryId')
+    expect(of('{"a":"1.5","b":"\\"2.5","c":"\\\\","categoryId":3}')).toBe(true)
+    expect(of('{"a":"\\\\","categoryId":3.5}')).toBe(false)
+    expect(of('{"name":1.5,"x":[2.5,{"categoryId":0.5}],"categoryId":3,"y":{"z":4.5}}')).toBe(true)
+    expect(of('{"categoryId":1,"categoryId":0.99999999999999999}')).toBe(false)
+    expect(of('{"categoryId":0.5,"categoryId":1}')).toBe(true)
+    expect(of('{"category\\u0049d":0.5}')).toBe(false)
+    expect(of('{"categoryI\\"d":0.5,"1.5":2}')).toBeUndefined()
+    expect(of('{"x":"\\\\\\"categoryId\\":0.5","categoryId":2}')).toBe(true)
+  })
+
+  it('is undefined when the member is absent or no number', () => {
+    const of = (text: string) => memberIsSafeInteger(text, 'categoryId')
+    for (const text of [
+      '{}',
+      '{"name":0.5}',
+      '{"categoryId":"0.5"}',
+      '{"categoryId":[0.5]}',
+      '{"categoryId":{"a":0.5}}',
+      '{"categoryId":null}',
+      '{"categoryId":true}',
+      '{"categoryId":0.5,"categoryId":false}',
+      '[{"categoryId":0.5}]',
+      '[0.5]',
+      '0.5',
+    ])
+      expect(of(text), text).toBeUndefined()
   })
 
   it('agrees with the exact value of any number a JSON text may hold', () => {
@@ -87,26 +111,26 @@ describe('numbersAreSafeIntegers', () => {
       )
     fc.assert(
       fc.property(token, (text) => {
-        expect(numbersAreSafeIntegers(`{"name":"x","categoryId":${text}}`), text).toBe(
-          denotesSafeInteger(text),
-        )
+        expect(categoryIdIs(text), text).toBe(denotesSafeInteger(text))
       }),
       { numRuns: 2_000 },
     )
   })
 
-  it('agrees with JSON.parse on any text JSON.stringify writes: true exactly when each number is a safe integer', () => {
+  it('agrees with JSON.parse on any object JSON.stringify writes: whether its member is a safe integer', () => {
+    const body = fc.tuple(
+      fc.dictionary(fc.string(), fc.jsonValue()),
+      fc.option(fc.jsonValue(), { nil: undefined }),
+    )
     fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        const text = JSON.stringify(value)
-        const numbers: Array<number> = []
-        JSON.parse(text, (_key, v: unknown) => {
-          if (typeof v === 'number') numbers.push(v)
-          return v
-        })
+      fc.property(body, ([others, categoryId]) => {
+        const text = JSON.stringify({ ...others, ...(categoryId === undefined ? {} : { categoryId }) })
+        const member = (JSON.parse(text) as Record<string, unknown>)['categoryId']
         // JSON.stringify writes an integer below 10^21 as its digits, anything else with a point or
         // an exponent (from 10^21 on, an integer beyond 2^53).
-        expect(numbersAreSafeIntegers(text)).toBe(numbers.every((n) => Number.isSafeInteger(n)))
+        expect(memberIsSafeInteger(text, 'categoryId')).toBe(
+          typeof member === 'number' ? Number.isSafeInteger(member) : undefined,
+        )
       }),
       { numRuns: 2_000 },
     )

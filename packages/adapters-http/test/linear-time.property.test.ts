@@ -13,7 +13,7 @@ import { admitUrlLength } from '../src/bound-url.js'
 import { addressBucketOf, clientAddressFinder } from '../src/client-address.js'
 import { decodeListPetsQuery, decodePetId } from '../src/codecs.js'
 import { idempotencyKeyOf } from '../src/idempotency-key-header.js'
-import { numbersAreSafeIntegers } from '../src/integer-text.js'
+import { memberIsSafeInteger } from '../src/integer-text.js'
 import { parseQuery } from '../src/parse-query.js'
 import { MAX_BODY_BYTES, readJsonBody } from '../src/read-json-body.js'
 import { requestFingerprint } from '../src/request-fingerprint.js'
@@ -58,7 +58,7 @@ const requestWith = (headers: Record<string, string>, body: Buffer): Context => 
   return { req, request: {}, set: () => undefined } as unknown as Context
 }
 
-// The exact value of a JSON number, with BigInts: the oracle of numbersAreSafeIntegers.
+// The exact value of a JSON number, with BigInts: the oracle of memberIsSafeInteger.
 const denotesSafeInteger = (token: string): boolean => {
   const [, , whole = '', fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(
     token,
@@ -82,26 +82,33 @@ const JSON_TEXTS: ReadonlyArray<readonly [string, string, (run: string) => strin
   ['zeros leading a positive exponent', '0', (run) => categoryIdIs(`5e+${run}2`)],
   ['zeros leading an exponent that cancels a fraction', '0', (run) => categoryIdIs(`2.5e${run}1`)],
   ['white space between tokens', ' ', (run) => `{"name":"x",${run}"categoryId":1.0}`],
-  ['white space after a number', ' ', (run) => `[1.5${run},2]`],
+  ['white space after a number', ' ', (run) => `{"categoryId":1.5${run},"x":2}`],
   ['numbers, minus signs, points and e in a string', '-1.5e-0', (run) => `{"name":"${run}","categoryId":1}`],
   ['escaped backslashes in a string', '\\\\', (run) => `{"name":"${run}","categoryId":2.5}`],
   ['escaped quotes in a string', '\\"', (run) => `{"name":"${run}","categoryId":2}`],
   ['backslashes before escaped quotes in a string', '\\\\\\"', (run) => `{"name":"${run}","categoryId":2}`],
-  ['numbers in an array', '1.0,', (run) => `[${run}2e0]`],
-  ['numbers with fractions in an array', '0.5,', (run) => `[${run}0]`],
+  ['numbers in an array', '1.0,', (run) => `{"x":[${run}2e0],"categoryId":1}`],
+  ['numbers with fractions in an array', '0.5,', (run) => `{"x":[${run}0],"categoryId":0.5}`],
+  ['nested objects with the same member', '{"categoryId":0.5},', (run) => `{"x":[${run}{}],"categoryId":1}`],
+  ['members whose keys have escapes', '"k\\u0041":1,', (run) => `{${run}"categoryId":2}`],
+  ['the member again and again', '"categoryId":0.5,', (run) => `{${run}"categoryId":3}`],
 ]
-// The oracle of a whole text: each number token outside its strings, by its exact value.
-const everyNumberIsSafe = (text: string) =>
-  (text.replace(/"(?:[^"\\]|\\.)*"/g, '""').match(/-?[0-9][0-9.eE+-]*/g) ?? []).every(denotesSafeInteger)
+// The oracle of a body's categoryId: JSON.parse says whether it is a number, its last token in the text
+// (the top-level one, in these texts) what number exactly.
+const categoryIdIsSafe = (text: string) => {
+  if (typeof (JSON.parse(text) as Record<string, unknown>)['categoryId'] !== 'number') return undefined
+  const tokens = [...text.matchAll(/"categoryId":(-?[0-9][0-9.eE+-]*)/g)]
+  return denotesSafeInteger(tokens.at(-1)![1]!)
+}
 
 const numbers: ReadonlyArray<Hostile> = JSON_TEXTS.map(([where, unit, text]) => ({
   where,
   unit,
   call: (run) => {
     const body = text(run)
-    return () => numbersAreSafeIntegers(body)
+    return () => memberIsSafeInteger(body, 'categoryId')
   },
-  answer: (run) => everyNumberIsSafe(text(run)),
+  answer: (run) => categoryIdIsSafe(text(run)),
 }))
 
 const jsonBody = (contentType: string, text: string): (() => unknown) => {
@@ -368,7 +375,7 @@ const pets = [
 ]
 
 const DECODERS: ReadonlyArray<readonly [string, ReadonlyArray<Hostile>]> = [
-  ['numbersAreSafeIntegers (integer-text.ts)', numbers],
+  ['memberIsSafeInteger (integer-text.ts)', numbers],
   ['readJsonBody (read-json-body.ts)', bodies],
   ['parseQuery and decodeListPetsQuery (parse-query.ts, codecs.ts)', queries],
   ['bearerKey (authenticate.ts)', authorization],

@@ -453,6 +453,22 @@ describe('what a body can make the service say', () => {
     },
   )
 
+  it('names a rounded categoryId among the other issues of the body, and no other number', async () => {
+    const answer = await served.post('{"name":"","categoryId":0.99999999999999999,"status":"lost"}', {
+      'Idempotency-Key': ' ',
+    })
+    expect(answer.status, answer.text).toBe(400)
+    const { message } = errorBodyOf(answer)
+    for (const field of ['name', 'categoryId', 'status', 'Idempotency-Key']) expect(message).toContain(field)
+    expect(message).toContain('though it would be rounded to one')
+    // An unknown field's fraction is that field's issue, not the category's.
+    const other = errorBodyOf(await served.post('{"name":"Rex","categoryId":1,"weight":0.5}')).message
+    expect(other).toBe(
+      'Invalid request: weight is not a field of a new pet (allowed: name, categoryId, status).',
+    )
+    expect(app.added()).toBe(0)
+  })
+
   it.each([
     ['3.0', 3],
     ['1e2', 100],

@@ -1,9 +1,9 @@
-import { decodeNewPet, invalidInput, MAX_ID, type CreatePetError } from '@pets/domain'
+import { decodeNewPet, invalidInput, MAX_ID, type CreatePetError, type Issue } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { encodePet, HEADERS } from '@pets/wire'
 import { admitUrlLength } from '../bound-url.js'
-import { numbersAreSafeIntegers } from '../integer-text.js'
+import { memberIsSafeInteger } from '../integer-text.js'
 import { idempotencyKeyOf } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
 import { readJsonBody } from '../read-json-body.js'
@@ -22,14 +22,20 @@ export type CreatePetOptions = {
 
 // CONTRACT: categoryId is a JSON integer in 1..2^53-1. JSON.parse makes integers of some numbers
 // that are not (`9007199254740990.5`, `0.99999999999999999`): the text tells.
-const INEXACT_CATEGORY_ID = E.left(
-  invalidInput([
-    {
-      field: 'categoryId',
-      problem: `must be an integer from 1 to ${MAX_ID}; this number is not one, though it would be rounded to one`,
-    },
-  ]),
-)
+const INEXACT_CATEGORY_ID: Issue = {
+  field: 'categoryId',
+  problem: `must be an integer from 1 to ${MAX_ID}; this number is not one, though it would be rounded to one`,
+}
+
+// Every issue of the body (CONTRACT: a 400 names every offending field): the decoder's, and a categoryId
+// that JSON.parse rounded into one the decoder takes, unless the decoder already named that field.
+const issuesOf = (decoded: ReturnType<typeof decodeNewPet>, text: string): ReadonlyArray<Issue> => {
+  const issues = E.isLeft(decoded) ? decoded.left.issues : []
+  const named = issues.some((issue) => issue.field === 'categoryId')
+  return named || memberIsSafeInteger(text, 'categoryId') !== false
+    ? issues
+    : [...issues, INEXACT_CATEGORY_ID]
+}
 
 // A host whose store keeps no record of requests with a key answers them 501.
 const problemOf = (error: CreatePetError): Problem =>
@@ -50,15 +56,11 @@ export const createPetHandler =
     // A URL over MAX_URL_BYTES is a 400: after the 415 and 413 of the body, as CONTRACT orders them.
     if (!admitUrlLength(ctx)) return
     const { value, text } = body.right
-    // A valid NewPet has one number, its categoryId: read in the text whether JSON.parse rounded it.
-    const decoded = decodeNewPet(value)
-    const input = E.isRight(decoded) && !numbersAreSafeIntegers(text) ? INEXACT_CATEGORY_ID : decoded
+    const input = decodeNewPet(value)
+    const issues = issuesOf(input, text)
     const key = idempotencyKeyOf(ctx)
-    if (E.isLeft(input) || E.isLeft(key))
-      return sendProblem(
-        ctx,
-        invalidInput([...(E.isLeft(input) ? input.left.issues : []), ...(E.isLeft(key) ? [key.left] : [])]),
-      )
+    if (E.isLeft(input) || issues.length > 0 || E.isLeft(key))
+      return sendProblem(ctx, invalidInput([...issues, ...(E.isLeft(key) ? [key.left] : [])]))
     const once = O.toUndefined(key.right)
     const owner = ctx.state.apiKey
     if (once !== undefined && owner === undefined)
