@@ -1,4 +1,8 @@
-import { formatHostPort, parseConnectionTargets } from '@pets/adapters-postgres/connection-string'
+import {
+  describeTarget,
+  formatHostPort,
+  parseConnectionTargets,
+} from '@pets/adapters-postgres/connection-string'
 import { getSystemErrorMap } from 'node:util'
 import type { AppConfig } from './config.js'
 
@@ -72,18 +76,16 @@ const failure = (context: FailureContext, what: string, f: Fields): OperationalF
 
 type Database = { readonly variable: string; readonly target: string; readonly hosts: ReadonlyArray<string> }
 
-// The session's database, as with-database.ts picks it, described as the 'storage: PostgreSQL' line does
-// (adapters-postgres' describeTargets, not exported): user, hosts, database; never the password.
+// The session's database, as with-database.ts picks it, described as the 'storage: PostgreSQL' line does:
+// user, hosts, database; never the password.
 const databaseOf = ({ storage }: FailureContext['config']): Database | undefined => {
   if (storage.kind !== 'postgres') return undefined
   const variable = storage.directUrl === undefined ? 'DATABASE_URL' : 'DATABASE_DIRECT_URL'
   try {
-    const { base, hosts } = parseConnectionTargets(storage.directUrl ?? storage.url, {
+    const targets = parseConnectionTargets(storage.directUrl ?? storage.url, {
       defaultTargetSessionAttrs: 'any',
     })
-    const who = base.user === undefined ? '' : `${base.user}@`
-    const target = `${who}${hosts.map(formatHostPort).join(',')}/${base.database ?? ''}`
-    return { variable, target, hosts: hosts.map((h) => h.host) }
+    return { variable, target: describeTarget(targets), hosts: targets.hosts.map((h) => h.host) }
   } catch {
     return { variable, target: 'the database', hosts: [] }
   }

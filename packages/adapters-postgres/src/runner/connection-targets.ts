@@ -185,4 +185,4 @@ const portNumber = (text: string, index: number, fail: Fail): number => {
 }
 
 // A host as messages and logs write it, for the users of this entry (apps/api's one-line failures).
-export { formatHostPort } from './describe-targets.js'
+export { describeTarget, formatHostPort } from './describe-targets.js'

@@ -4,6 +4,10 @@ import type { ConnectionTargets, HostPort } from './connection-targets.js'
 export const formatHostPort = ({ host, port }: HostPort): string =>
   host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
 
+/** Where a connection goes, as messages name it: `user@host:port,…/database`; never the password. */
+export const describeTarget = ({ base, hosts }: Pick<ConnectionTargets, 'base' | 'hosts'>): string =>
+  `${base.user === undefined ? '' : `${base.user}@`}${hosts.map(formatHostPort).join(',')}/${base.database ?? ''}`
+
 /** One line for a log: the user, the hosts, the database and the rules; never the password or a key. */
 export const describeTargets = (targets: ConnectionTargets): string => {
   const { base, connectTimeoutMs } = targets
@@ -14,6 +18,5 @@ export const describeTargets = (targets: ConnectionTargets): string => {
     ...(connectTimeoutMs === undefined ? [] : [`connect_timeout=${connectTimeoutMs / 1000}s`]),
     `tls=${base.ssl === undefined ? 'unset' : !base.ssl ? 'off' : unverified ? 'no-verify' : 'verify'}`,
   ]
-  const who = base.user === undefined ? '' : `${base.user}@`
-  return `${who}${targets.hosts.map(formatHostPort).join(',')}/${base.database ?? ''} ${rules.join(' ')}`
+  return `${describeTarget(targets)} ${rules.join(' ')}`
 }
