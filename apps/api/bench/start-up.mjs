@@ -5,10 +5,10 @@
 // /proc/PID/task/*/schedstat), which other work on a busy machine disturbs less.
 //   node apps/api/bench/start-up.mjs [starts=5] [--store memory|postgres] [--bin FILE]
 // On PostgreSQL DATABASE_URL must name a migrated database (`animal-store migrate`).
+import { freePort } from '@pets/adapters-postgres/testing'
 import { spawn } from 'node:child_process'
 import { request } from 'node:http'
 import { readdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -37,16 +37,6 @@ const servers = [
   },
   { name: 'koa', argv: [here('koa-hello.mjs')], env: {} },
 ]
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address()
-      probe.close(() => resolve(port))
-    })
-  })
 
 const status = (url) =>
   new Promise((resolve) => {
