@@ -27,7 +27,10 @@ const withClient = async <A>(url: string, work: (client: pg.Client) => Promise<A
 export const createDatabase = (adminUrl: string, name: string): Promise<string> =>
   withClient(adminUrl, async (client) => {
     await client.query(`DROP DATABASE IF EXISTS ${quote(name)} WITH (FORCE)`)
-    await client.query(`CREATE DATABASE ${quote(name)}`)
+    // UTF8 whatever the server's default: the service refuses another encoding.
+    await client.query(
+      `CREATE DATABASE ${quote(name)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
+    )
     const { rows } = await client.query<{ server_version: string }>('SHOW server_version')
     return rows[0]?.server_version ?? 'unknown'
   })

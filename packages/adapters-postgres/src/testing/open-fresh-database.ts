@@ -34,9 +34,11 @@ export const openFreshDatabase = async (
   const { empty = false, encoding, through, ...poolOptions } = options
   // Named after the template, so the teardown finds what a crashed test left behind.
   const name = `${admin.templateName}_${randomBytes(4).toString('hex')}`
-  const template = empty || encoding !== undefined ? 'template0' : admin.templateName
-  // Any encoding goes with the C locale; a literal, never attacker data (tests name it).
-  const encoded = encoding === undefined ? '' : ` ENCODING '${encoding}' LC_COLLATE 'C' LC_CTYPE 'C'`
+  const fromZero = empty || encoding !== undefined
+  const template = fromZero ? 'template0' : admin.templateName
+  // UTF8 unless asked (the server's default may not be: the service refuses another); any encoding goes with
+  // the C locale. A literal, never attacker data (tests name it). A clone keeps its template's.
+  const encoded = fromZero ? ` ENCODING '${encoding ?? 'UTF8'}' LC_COLLATE 'C' LC_CTYPE 'C'` : ''
   await withAdminClient(admin.url, (client) =>
     client.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}${encoded}`),
   )

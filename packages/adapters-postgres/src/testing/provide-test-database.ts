@@ -24,7 +24,12 @@ export const provideTestDatabase = async (
     }
   }
   try {
-    await withAdminClient(server.url, (client) => client.query(`CREATE DATABASE ${quoteIdent(templateName)}`))
+    // UTF8 whatever the server's default (the service refuses another encoding), in the C locale that goes with it.
+    await withAdminClient(server.url, (client) =>
+      client.query(
+        `CREATE DATABASE ${quoteIdent(templateName)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
+      ),
+    )
     const template = createPostgresDatabase({
       connectionString: databaseUrl(server.url, templateName),
       poolSize: 1,

@@ -48,4 +48,7 @@ export const autoctlEnvironment = (dir: string): NodeJS.ProcessEnv => ({
   // pg_autoctl passes it to postgres as -k (the socket directory); PGHOST finds it again.
   PG_REGRESS_SOCK_DIR: join(dir, 'sock'),
   PGHOST: join(dir, 'sock'),
+  // initdb takes the encoding from the locale: under C its databases would keep SQL_ASCII, which the
+  // service refuses (requireUtf8Database). Debian always has C.UTF-8.
+  LC_ALL: 'C.UTF-8',
 })
