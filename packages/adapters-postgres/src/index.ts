@@ -20,6 +20,7 @@ export {
   type ApiKeyUsageTable,
   type ConnectionFacts,
   type Database,
+  type KyselyOf,
   type FromKyselyOptions,
   type GuardedPool,
   type GuardOptions,

@@ -29,9 +29,11 @@ export type {
   ApiKeyUsageTable,
   Database,
   IdempotencyRecordsTable,
+  KyselyOf,
   PetRow,
   PetsTable,
 } from './schema.js'
+export { withOurTables } from './schema.js'
 export type { RunPrepared, RunPreparedAfter, Statement } from './statement.js'
 export { endStatementSpan, startStatementSpan } from './statement-spans.js'
 export {

@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely'
 import { DEFAULT_LOCK_TIMEOUT_MS } from './adapter-options.js'
 import { asError } from './as-error.js'
-import type { Database } from './schema.js'
+import { type Database, type KyselyOf, withOurTables } from './schema.js'
 import type { RunPrepared, RunPreparedAfter } from './statement.js'
 import { endStatementSpan, startStatementSpan } from './statement-spans.js'
 
@@ -58,7 +58,11 @@ const asText = (value: unknown): string | null => {
  * A handle on a kysely instance made elsewhere: its statements go through kysely (each row's columns
  * given to the decoder as text), two in turn as they come, and no pooler is assumed.
  */
-export const fromKysely = (db: Kysely<Database>, options: FromKyselyOptions = {}): PostgresHandle => {
+export const fromKysely = <DB extends Database>(
+  yours: KyselyOf<DB>,
+  options: FromKyselyOptions = {},
+): PostgresHandle => {
+  const db = withOurTables(yours)
   const runPrepared: RunPrepared = (statement, values, done) => {
     const span = startStatementSpan(statement, {})
     const end: typeof done = (error, rows) => {

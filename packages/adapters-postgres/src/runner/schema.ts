@@ -1,5 +1,5 @@
 import type { PetStatus } from '@pets/domain'
-import type { ColumnType, GeneratedAlways, Selectable } from 'kysely'
+import type { ColumnType, GeneratedAlways, Kysely, Selectable, Transaction } from 'kysely'
 
 // int8 columns are typed `string`: pg reads them as decimal strings, and writing them as strings
 // keeps every digit. `toPetId` turns them into numbers, and refuses those a number cannot hold.
@@ -52,6 +52,20 @@ export interface Database {
   readonly idempotency_records: IdempotencyRecordsTable
   readonly api_key_usage: ApiKeyUsageTable
 }
+
+/**
+ * A kysely instance of the caller's, whose schema has these tables and maybe more, as the adapters type it.
+ * Safe: they name only these tables. kysely's types are invariant in the schema, so a caller's
+ * `Kysely<Database & Orders>` (or its transaction) would not be a `Kysely<Database>` by itself.
+ */
+export const withOurTables = <DB extends Database>(db: KyselyOf<DB>): Kysely<Database> =>
+  db as unknown as Kysely<Database>
+
+/**
+ * A kysely instance or a transaction on schema `DB`: named both ways, since TypeScript infers `DB` from a
+ * `Transaction<DB>` given for a `Kysely<DB>` as the constraint alone.
+ */
+export type KyselyOf<DB> = Kysely<DB> | Transaction<DB>
 
 /** A row of `pets` as a query reads it. */
 export type PetRow = Selectable<PetsTable>

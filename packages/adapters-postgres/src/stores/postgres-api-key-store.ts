@@ -4,11 +4,12 @@ import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Kysely } from 'kysely'
 import { createApiKeyCache } from './api-key-cache.js'
 import {
   type ApiKeyRow,
   type Database,
+  type KyselyOf,
+  withOurTables,
   type ListenOptions,
   type OnUnavailable,
   reportAs,
@@ -64,10 +65,11 @@ const toRecord = (row: Pick<ApiKeyRow, (typeof recordColumns)[number]>): ApiKeyR
  * memory kept current by LISTEN/NOTIFY, else by a query. A request never writes: last_used_at is written in
  * the background, at most once a minute per key.
  */
-export const createPostgresApiKeyStore = (
-  db: Kysely<Database>,
+export const createPostgresApiKeyStore = <DB extends Database>(
+  yours: KyselyOf<DB>,
   options: PostgresApiKeyStoreOptions = {},
 ): PostgresApiKeyStore => {
+  const db = withOurTables(yours)
   const now = options.now ?? (() => new Date())
   // Called from timers and socket events: a callback that throws must not end the process.
   const onError = (error: Error) => {

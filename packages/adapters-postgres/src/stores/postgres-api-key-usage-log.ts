@@ -5,6 +5,8 @@ import { sql, type Kysely } from 'kysely'
 import {
   type ApiKeyUsageTable,
   type Database,
+  type KyselyOf,
+  withOurTables,
   type PostgresAdapterOptions,
   reportAs,
   tryStore,
@@ -29,9 +31,14 @@ const toEntry = (row: ApiKeyUsageTable): OperationCalls => ({
  * A usage log on PostgreSQL, shared by every instance on the database: a batch is one upsert
  * statement that adds to the counts already there, so instances never overwrite each other.
  */
-export const createPostgresApiKeyUsageLog = (
-  db: Kysely<Database>,
+export const createPostgresApiKeyUsageLog = <DB extends Database>(
+  yours: KyselyOf<DB>,
   options: Pick<PostgresAdapterOptions, 'onUnavailable'> = {},
+): ApiKeyUsageLog => usageLogOn(withOurTables(yours), options)
+
+const usageLogOn = (
+  db: Kysely<Database>,
+  options: Pick<PostgresAdapterOptions, 'onUnavailable'>,
 ): ApiKeyUsageLog => ({
   add: (entries) => {
     // One row per key and operation (ON CONFLICT may not touch a row twice in one statement), in
