@@ -131,6 +131,23 @@ describe('a project outside the workspace that installs the tarballs', () => {
     })
   })
 
+  it("runs the root README's first library example as it is written there", async () => {
+    // The README's block, unindented from its list item, is the fixture's code up to its end marker.
+    const readme = readFileSync(join(import.meta.dirname, '../../../README.md'), 'utf8')
+    const item = readme.slice(readme.indexOf('1. **The use cases, without HTTP**'))
+    const block = item.slice(item.indexOf('```ts\n') + 6, item.indexOf('   ```\n'))
+    const fixture = readFileSync(join(import.meta.dirname, '../fixtures/src/readme-library.ts'), 'utf8')
+    const code = fixture.slice(
+      fixture.indexOf('import '),
+      fixture.indexOf("// The README's example ends here."),
+    )
+    expect(block.replace(/^ {3}/gm, '')).toBe(code)
+    expect(await runFixture('readme-library')).toMatchObject({
+      _tag: 'Right',
+      right: { pets: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }] },
+    })
+  })
+
   it('mounts the pets router in its own Koa app with its own authentication, and calls it with the client', async () => {
     expect(await runFixture('embed-router')).toEqual({
       created: { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
