@@ -5,8 +5,13 @@ import { ERRORS, HEADERS, type ErrorBody, type ErrorCode } from '@pets/wire'
 export type Unauthorized = { readonly _tag: 'Unauthorized'; readonly keySent: boolean }
 export type RouteNotFound = { readonly _tag: 'RouteNotFound' }
 export type MethodNotAllowed = { readonly _tag: 'MethodNotAllowed'; readonly allow: ReadonlyArray<string> }
-export type NotImplemented = { readonly _tag: 'NotImplemented' }
-export type UnsupportedMediaType = { readonly _tag: 'UnsupportedMediaType'; readonly reason: string }
+export type NotImplemented = { readonly _tag: 'NotImplemented'; readonly reason?: string }
+export type UnsupportedMediaType = {
+  readonly _tag: 'UnsupportedMediaType'
+  readonly reason: string
+  /** A content coding was refused: the answer says which it accepts (RFC 9110, 15.5.16). */
+  readonly coding?: true
+}
 export type PayloadTooLarge = { readonly _tag: 'PayloadTooLarge'; readonly limit: number }
 /** Something in the request other than a field of the domain is malformed, such as its JSON. */
 export type MalformedRequest = { readonly _tag: 'MalformedRequest'; readonly reason: string }
@@ -77,7 +82,11 @@ export const toErrorResponse = (p: Problem): ErrorResponse => {
     case 'PayloadTooLarge':
       return respond('payload_too_large', `The request body must not exceed ${p.limit} bytes.`)
     case 'UnsupportedMediaType':
-      return respond('unsupported_media_type', p.reason)
+      return respond(
+        'unsupported_media_type',
+        p.reason,
+        p.coding === true ? { [HEADERS.acceptEncoding]: 'identity' } : {},
+      )
     case 'IdempotencyKeyInUse':
       return respond(
         'idempotency_key_in_use',
@@ -99,7 +108,7 @@ export const toErrorResponse = (p: Problem): ErrorResponse => {
     case 'InternalError':
       return respond('internal_error', 'Something went wrong on our side; the request id helps us find it.')
     case 'NotImplemented':
-      return respond('not_implemented', 'This operation is not implemented.')
+      return respond('not_implemented', p.reason ?? 'This operation is not implemented.')
     case 'StoreUnavailable':
       return respond(
         'unavailable',

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
 import { readBodyBytes } from './read-body-bytes.js'
-import type { MalformedRequest, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
+import type { MalformedRequest, NotImplemented, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
 
 /** CONTRACT: a request body may be at most 64 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024
@@ -10,7 +10,7 @@ export const BODY_TIMEOUT_MS = 10_000
 
 export type ReadJsonBodyOptions = { readonly timeoutMs?: number }
 
-type BodyProblem = UnsupportedMediaType | PayloadTooLarge | MalformedRequest
+type BodyProblem = NotImplemented | UnsupportedMediaType | PayloadTooLarge | MalformedRequest
 
 /** A parsed body, with its text: what JSON.parse cannot tell (a number's digits) is read there. */
 export type JsonBody = { readonly value: unknown; readonly text: string }
@@ -22,6 +22,13 @@ const malformed = (reason: string): E.Either<BodyProblem, never> =>
 const tooLarge: E.Either<BodyProblem, never> = E.left({ _tag: 'PayloadTooLarge', limit: MAX_BODY_BYTES })
 
 const ACCEPTED: E.Either<BodyProblem, undefined> = E.right(undefined)
+
+const unsupportedCoding = (encoding: string): E.Either<BodyProblem, never> =>
+  E.left({
+    _tag: 'UnsupportedMediaType',
+    reason: `Content-Encoding "${encoding}" is not supported; send the body uncompressed.`,
+    coding: true,
+  })
 
 // application/json, with parameters; a charset, if given, must be UTF-8 (RFC 8259).
 const checkMediaType = (contentType: string | undefined, encoding: string | undefined) => {
@@ -40,10 +47,19 @@ const checkMediaType = (contentType: string | undefined, encoding: string | unde
     if (name?.toLowerCase() === 'charset' && value.replace(/^"(.*)"$/, '$1').toLowerCase() !== 'utf-8')
       return unsupported('The request body must be encoded as UTF-8.')
   }
-  if (encoding !== undefined && encoding.toLowerCase() !== 'identity')
-    return unsupported(`Content-Encoding "${encoding}" is not supported; send the body uncompressed.`)
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return unsupportedCoding(encoding)
   return ACCEPTED
 }
+
+// node's parser takes the chunks of `Transfer-Encoding: gzip, chunked` and leaves the gzip to us: a coding
+// other than chunked alone is one the service does not implement (RFC 9112, 6.1: 501), not a JSON body.
+const checkTransferCoding = (coding: string | undefined): E.Either<BodyProblem, undefined> =>
+  coding === undefined || coding === 'chunked' || coding.trim().toLowerCase() === 'chunked'
+    ? ACCEPTED
+    : E.left({
+        _tag: 'NotImplemented',
+        reason: `Transfer-Encoding "${coding}" is not supported; send the body with Content-Length, or chunked alone.`,
+      })
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -71,14 +87,16 @@ const forbiddenKeyIn = (value: unknown): string | undefined => {
 }
 
 /**
- * Reads and parses a JSON request body in the contract's order: media type (415), size (413), JSON
- * (400). A slow body gets 400 and a closed connection; prototype keys are refused at any depth.
+ * Reads and parses a JSON request body in the contract's order: transfer coding (501), media type (415),
+ * size (413), JSON (400). A slow body gets 400 and a closed connection; prototype keys are refused at any depth.
  */
 export const readJsonBody = async (
   ctx: Context,
   { timeoutMs = BODY_TIMEOUT_MS }: ReadJsonBodyOptions = {},
 ): Promise<E.Either<BodyProblem, JsonBody>> => {
   const { headers } = ctx.req
+  const transfer = checkTransferCoding(headers['transfer-encoding'])
+  if (E.isLeft(transfer)) return transfer
   const mediaType = checkMediaType(
     headers['content-type'] || undefined,
     headers['content-encoding'] || undefined,

@@ -82,6 +82,61 @@ describe('what a caller without a key, or a careless one, can make the service d
     expect(answer.toLowerCase()).toContain('connection: close')
   })
 
+  const postRaw = (headers: string, body: string) =>
+    raw(
+      app.port,
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}\r\n${body}`,
+    )
+  const chunked = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n0\r\n\r\n`
+  const A_PET = '{"name":"Rex","categoryId":1}'
+
+  const petCount = async () =>
+    (
+      JSON.parse(
+        (await app.send({ method: 'GET', path: '/v1/pets?limit=100', headers: { Authorization: BEARER } }))
+          .text,
+      ) as Array<unknown>
+    ).length
+
+  it('answers 501 to a transfer coding other than chunked alone, which it would otherwise take as the body', async () => {
+    const before = await petCount()
+    for (const codings of [
+      'Transfer-Encoding: gzip, chunked\r\n',
+      'Transfer-Encoding: foo, chunked\r\n',
+      'Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n',
+    ]) {
+      const answer = await postRaw(`Authorization: ${BEARER}\r\n${codings}`, chunked(A_PET))
+      expect(answer, codings).toMatch(/^HTTP\/1\.1 501 /)
+      expect(bodyOf(answer)).toEqual({
+        code: 'not_implemented',
+        message: expect.stringMatching(
+          /^Transfer-Encoding "[^"]+" is not supported; send the body with Content-Length, or chunked alone\.$/,
+        ),
+        status: 501,
+      })
+      // Without a key, 401 as ever.
+      expect(await postRaw(codings, chunked(A_PET))).toMatch(/^HTTP\/1\.1 401 /)
+    }
+    expect(await petCount()).toBe(before)
+    const plain = await postRaw(
+      `Authorization: ${BEARER}\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n`,
+      chunked(A_PET),
+    )
+    expect(plain).toMatch(/^HTTP\/1\.1 201 /)
+  })
+
+  it('answers 415 to a content coding, saying that it accepts identity; identity itself is served', async () => {
+    const headers = (coding: string) =>
+      `Authorization: ${BEARER}\r\nContent-Encoding: ${coding}\r\nContent-Length: ${A_PET.length}\r\nConnection: close\r\n`
+    const gzip = await postRaw(headers('gzip'), A_PET)
+    expect(gzip).toMatch(/^HTTP\/1\.1 415 /)
+    expect(headOf(gzip)).toContain('\r\naccept-encoding: identity\r\n')
+    expect(bodyOf(gzip)).toMatchObject({
+      message: 'Content-Encoding "gzip" is not supported; send the body uncompressed.',
+    })
+    expect(await postRaw(headers('identity'), A_PET)).toMatch(/^HTTP\/1\.1 201 /)
+  })
+
   it('keeps the connection of a request whose body it read', async () => {
     const answer = await app.post('{"name":"Rex","categoryId":1}')
     expect(answer.status).toBe(201)

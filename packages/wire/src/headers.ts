@@ -9,6 +9,8 @@ export const HEADERS = {
   /** 429 and 503: whole seconds to wait before trying again. */
   retryAfter: 'Retry-After',
   allow: 'Allow',
+  /** 415 for a compressed body: the content codings accepted (`identity`). */
+  acceptEncoding: 'Accept-Encoding',
   wwwAuthenticate: 'WWW-Authenticate',
   location: 'Location',
   /** A listing's next page (`rel="next"`), a deprecated operation's successor. */

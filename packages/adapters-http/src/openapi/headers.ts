@@ -79,6 +79,10 @@ export const PROBLEM_HEADERS: Readonly<Record<string, HeaderOfProblem>> = {
     description: 'Seconds to wait before trying again.',
     schema: () => ({ type: 'integer', minimum: 0 }),
   },
+  [HEADERS.acceptEncoding]: {
+    description: 'The content codings a request body may have: none (`identity`).',
+    schema: (seen) => ({ type: 'string', enum: [...new Set(seen)] }),
+  },
 }
 
 /** The headers of an operation's success, by the route table's names, with their wire names. */

@@ -35,7 +35,9 @@ const NOTES: { readonly [T in Problem['_tag']]: ProblemNote<T> } = {
     examples: [{ _tag: 'MethodNotAllowed', allow: ['GET', 'HEAD'] }],
   },
   NotImplemented: {
-    when: 'The operation is not implemented, or asks for what this service does not keep (an `Idempotency-Key`).',
+    when:
+      'The operation is not implemented, or asks for what this service does not keep (an `Idempotency-Key`), or ' +
+      'its body comes in a transfer coding other than `chunked` alone.',
     examples: [{ _tag: 'NotImplemented' }],
   },
   UnsupportedMediaType: {
@@ -44,6 +46,11 @@ const NOTES: { readonly [T in Problem['_tag']]: ProblemNote<T> } = {
       {
         _tag: 'UnsupportedMediaType',
         reason: 'The request body must be JSON, sent with "Content-Type: application/json".',
+      },
+      {
+        _tag: 'UnsupportedMediaType',
+        reason: 'Content-Encoding "gzip" is not supported; send the body uncompressed.',
+        coding: true,
       },
     ],
   },
