@@ -27,6 +27,7 @@ const STOP_MARGIN_MS = 5_000
  * The primary of WEB_CONCURRENCY: migrates and checks the keys once, forks the workers (they
  * share the port), replaces a worker that dies (not while shutting down), relays SIGTERM and
  * SIGINT to every worker, and exits 0 when all of them stopped cleanly. A second signal kills them.
+ * A worker that cannot start before any listens (exit 1 or 2) ends the primary with its code.
  */
 export const runPrimary = async (
   config: AppConfig,
@@ -42,6 +43,11 @@ export const runPrimary = async (
   let quickDeaths = 0
   let stopping = false
   let allClean = true
+  // Until a worker listens, one that ends as a start refused by its surroundings (1: a port in use, an
+  // address that does not resolve; 2: a usage error) ends them all: the others would meet the same.
+  let served = false
+  cluster.on('listening', () => (served = true))
+  const refusedToStart = (code: number | null) => !served && (code === 1 || code === 2)
 
   const fork = () => {
     const worker = cluster.fork(workerEnv)
@@ -58,6 +64,17 @@ export const runPrimary = async (
     if (stopping) {
       allClean &&= code === 0
       if (startedAt.size === 0) finish()
+      return
+    }
+    if (refusedToStart(code)) {
+      stopping = true
+      logger.error(
+        { worker: worker.process.pid, code },
+        'a worker could not start (its line says why): stopping',
+      )
+      respawns.forEach(clearTimeout)
+      for (const other of startedAt.keys()) other.process.kill('SIGKILL')
+      exitAfterFlush(logger, code!)
       return
     }
     const backoff = restartBackoff(lived, quickDeaths)

@@ -3,8 +3,10 @@ import { pollUntil } from '@pets/domain/testing'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
+import { createServer, type AddressInfo } from 'node:net'
+import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, inject, it } from 'vitest'
-import { startTestService, type ChildService } from './support/test-service.js'
+import { MAIN, startTestService, type ChildService } from './support/test-service.js'
 
 const KEY = 'cluster-e2e-key-9b77d0'
 
@@ -119,6 +121,40 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     expect(lines(svc, 'stopped').filter((l) => l['outcome'] === 'clean').length).toBe(3)
     for (const pid of lines(svc, 'listening').map((l) => l['pid'] as number))
       expect(() => process.kill(pid, 0)).toThrow()
+  })
+
+  it("ends with the workers' code when they cannot start before any listens (a port in use), instead of replacing them for ever", async () => {
+    const database = await openFreshDatabase(inject('postgres'))
+    databases.push(database)
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const port = (taken.address() as AddressInfo).port
+    try {
+      const started = performance.now()
+      const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [MAIN], {
+          env: {
+            PATH: process.env.PATH ?? '',
+            DATABASE_URL: database.url,
+            API_KEYS: KEY,
+            WEB_CONCURRENCY: '2',
+            PORT: String(port),
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        })
+        let stderr = ''
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+        child.once('close', (code) => resolve({ code, stderr }))
+      })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(
+        `cannot listen on 127.0.0.1:${port} (HOST, PORT): address already in use (EADDRINUSE)`,
+      )
+      // At once: the first backoff alone would be 250 ms, the loop for ever.
+      expect(performance.now() - started).toBeLessThan(15_000)
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
+    }
   })
 
   it('collects the metrics of the workers at most once a second, however many scrape at once', async () => {
