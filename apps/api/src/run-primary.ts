@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { serveClusterMetrics } from './cluster-metrics.js'
 import type { AppConfig } from './config.js'
+import type { LateCheck } from './prepare-database.js'
 import { exitAfterFlush, type Logger } from './logger.js'
 
 // A worker that dies sooner than this after it was started counts as failing to start: the next
@@ -34,8 +35,10 @@ export const runPrimary = async (
   logger: Logger,
   workerEnv: Readonly<Record<string, string>>,
 ): Promise<void> => {
-  if (config.storage.kind === 'postgres')
-    await (await import('./prepare-database.js')).prepareDatabase(config, logger)
+  const lateCheck: LateCheck =
+    config.storage.kind === 'postgres'
+      ? await (await import('./prepare-database.js')).prepareDatabase(config, logger)
+      : {}
   serveClusterMetrics()
 
   const startedAt = new Map<Worker, number>()
@@ -43,6 +46,8 @@ export const runPrimary = async (
   let quickDeaths = 0
   let stopping = false
   let allClean = true
+  // The status to end with whatever the workers do: a schema found behind once the database answered.
+  let failed: number | undefined
   // Until a worker listens, one that ends as a start refused by its surroundings (1: a port in use, an
   // address that does not resolve; 2: a usage error) ends them all: the others would meet the same.
   let served = false
@@ -55,7 +60,7 @@ export const runPrimary = async (
   }
   const finish = () => {
     logger.info({ outcome: allClean ? 'clean' : 'a worker did not stop cleanly' }, 'stopped')
-    exitAfterFlush(logger, allClean ? 0 : 1)
+    exitAfterFlush(logger, failed ?? (allClean ? 0 : 1))
   }
 
   cluster.on('exit', (worker, code, signal) => {
@@ -91,7 +96,7 @@ export const runPrimary = async (
     respawns.add(timer)
   })
 
-  const onSignal = (signal: NodeJS.Signals) => {
+  const onSignal = (signal: NodeJS.Signals | 'the schema check failed') => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: killing the workers and exiting at once')
       for (const worker of startedAt.keys()) worker.process.kill('SIGKILL')
@@ -99,6 +104,7 @@ export const runPrimary = async (
       return
     }
     stopping = true
+    lateCheck.giveUp?.()
     logger.info({ signal, workers: startedAt.size }, 'shutting down')
     respawns.forEach(clearTimeout)
     if (startedAt.size === 0) return finish()
@@ -114,6 +120,12 @@ export const runPrimary = async (
   }
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
+
+  // As serve.ts does for one process: a schema found behind once the database answered ends the service.
+  lateCheck.whenItFails?.((status) => {
+    failed = status
+    onSignal('the schema check failed')
+  })
 
   logger.info({ workers: config.webConcurrency }, 'starting workers')
   logger.flush()

@@ -1,4 +1,5 @@
 import type { AppConfig } from './config.js'
+import type { LateCheck } from './prepare-database.js'
 import { clusterMetricsPage } from './cluster-metrics.js'
 import { createService } from './create-service.js'
 import { exitAfterFlush, type Logger } from './logger.js'
@@ -18,8 +19,10 @@ export const serve = async (
     config.tracing === undefined
       ? undefined
       : (await import('./tracing/start-tracing.js')).startTracing(config.tracing, logger)
-  if (role === 'single' && config.storage.kind === 'postgres')
-    await (await import('./prepare-database.js')).prepareDatabase(config, logger)
+  const lateCheck: LateCheck =
+    role === 'single' && config.storage.kind === 'postgres'
+      ? await (await import('./prepare-database.js')).prepareDatabase(config, logger)
+      : {}
   const running = await startServer(config, (resolved) =>
     createService(resolved, {
       logger,
@@ -28,15 +31,17 @@ export const serve = async (
     }),
   )
 
-  const stop = (reason: string) => {
+  // `failed`: the status to end with whatever the outcome, as a start that was refused would.
+  const stop = (reason: string, failed?: number) => {
     logger.info({ reason }, 'shutting down')
+    lateCheck.giveUp?.()
     running.stop().then(
       async (outcome) => {
         // The spans of the last requests, sent within TRACES_FLUSH_MS.
         await tracing?.shutdown()
         logger.info({ outcome }, 'stopped')
         // The lines still in the log's buffer are written before the process ends.
-        exitAfterFlush(logger, outcome === 'clean' ? 0 : 1)
+        exitAfterFlush(logger, failed ?? (outcome === 'clean' ? 0 : 1))
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed')
@@ -72,6 +77,8 @@ export const serve = async (
     // Without its primary, nobody would replace or stop this worker.
     process.on('disconnect', () => stopOnce('the primary is gone'))
   }
+  // The schema check that an unreachable database left to do: a schema behind ends the service.
+  lateCheck.whenItFails?.((status) => stop('the schema check failed', status))
   // Only now: a signal that came before the handlers were in place would end the process at once,
   // and whoever reads this line may signal right away.
   logger.info({ url: running.url, env: config.env, publicBaseUrl: running.publicBaseUrl }, 'listening')

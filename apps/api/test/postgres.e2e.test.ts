@@ -140,6 +140,41 @@ describe('the built service on PostgreSQL', () => {
     expect(await svc.stop()).toBe(0)
   })
 
+  it('with MIGRATE_ON_START=false, checks the schema once a database unreachable at start answers, and stops (exit 2) if it is behind', async () => {
+    const database = await fresh(true)
+    const target = new URL(database.url)
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const viaProxy = new URL(database.url)
+    viaProxy.hostname = '127.0.0.1'
+    viaProxy.port = String(proxy.port)
+    proxy.cut()
+    const svc = await startTestService({
+      mode: 'child',
+      env: {
+        DATABASE_URL: viaProxy.toString(),
+        API_KEYS: 'k1',
+        MIGRATE_ON_START: 'false',
+        DATABASE_CONNECT_TIMEOUT_MS: '300',
+        SHUTDOWN_DELAY_MS: '0',
+      },
+    })
+    try {
+      expect(svc.output()).toContain('its schema was not checked; it will be once it answers')
+      // Meanwhile: 503, as for any outage.
+      expect((await list(svc.url, 'k1')).status).toBe(503)
+      proxy.restore()
+      const started = Date.now()
+      expect(await svc.exited).toBe(2)
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(svc.output()).toMatch(
+        /animal-store: the database's schema is not up to date \(MIGRATE_ON_START=false; not run: 2026-11-22-0001-create-pets, /,
+      )
+    } finally {
+      await svc.stop()
+      await proxy.close()
+    }
+  })
+
   it('answers 503 with Retry-After while the database is gone or hangs, and recovers by itself', async () => {
     const database = await fresh()
     const target = new URL(database.url)
