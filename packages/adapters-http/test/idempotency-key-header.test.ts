@@ -2,7 +2,8 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import type { Context } from 'koa'
 import { describe, expect, it } from 'vitest'
-import { IdempotencyKeyHeader, idempotencyKeyOf } from '../src/idempotency-key-header.js'
+import { IdempotencyKeyHeader } from '@pets/wire'
+import { idempotencyKeyOf } from '../src/idempotency-key-header.js'
 
 const ctxWith = (req: {
   headers: Record<string, string | Array<string>>

@@ -1,10 +1,15 @@
 import { Pet } from '@pets/domain'
-import { HEADERS } from '@pets/wire'
+import { HEADERS, IdempotencyKeyHeader } from '@pets/wire'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
-import type * as TE from 'fp-ts/lib/TaskEither.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
-import { PetsClientFailure, type PetsClientError, type UndecodableResponse } from './client-errors.js'
+import {
+  PetsClientFailure,
+  type PetsClientError,
+  type UndecodableResponse,
+  type ValidationFailed,
+} from './client-errors.js'
 import { decodeResponse, type ReadResponse } from './decode-response.js'
 import { nextLinkOf, nextPageUrl } from './next-link.js'
 import type { ListPetsQuery, PetsClient, PetsClientOptions, PetsPage } from './pets-client.js'
@@ -20,6 +25,20 @@ const trimmedBaseUrl = (baseUrl: string): string => {
     throw new TypeError(`baseUrl must be an absolute http or https URL without query or fragment: ${baseUrl}`)
   // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
   return url.href.replace(/(?<!\/)\/+$/, '')
+}
+
+// The ValidationFailed the service answers to such a key, made here; its request id is none.
+const keyRefusal = (key: string): ValidationFailed | undefined => {
+  const decoded = IdempotencyKeyHeader.decode(key)
+  if (E.isRight(decoded)) return undefined
+  const problem = decoded.left[0]?.message ?? 'is invalid'
+  return {
+    _tag: 'ValidationFailed',
+    code: 'validation_failed',
+    status: 400,
+    message: `Invalid request: ${HEADERS.idempotencyKey} ${problem} (refused by the client; nothing was sent).`,
+    requestId: undefined,
+  }
 }
 
 const listingUrl = (baseUrl: string, { limit, status, after }: ListPetsQuery): string => {
@@ -86,12 +105,25 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
       )
     }
 
+  // CONTRACT: a walk of next links gives every pet once, in increasing id order. A server or proxy that
+  // links back (to a page seen, or to pets not after the last) would have allPets loop or repeat.
+  const goesBack = (reason: string): PetsClientFailure =>
+    new PetsClientFailure({ _tag: 'UndecodableResponse', status: 200, reason, requestId: undefined })
+
   async function* allPets(query: Omit<ListPetsQuery, 'after'> = {}): AsyncIterableIterator<Pet> {
     let url: string | undefined = listingUrl(baseUrl, query)
+    const seen = new Set<string>()
+    let lastId = 0
     while (url !== undefined) {
+      if (seen.has(url)) throw goesBack(`the next link leads back to a page already read: ${url}`)
+      seen.add(url)
       const page = await listPage(url)()
       if (E.isLeft(page)) throw new PetsClientFailure(page.left)
-      yield* page.right.pets
+      for (const pet of page.right.pets) {
+        if (pet.id <= lastId) throw goesBack(`pet ${pet.id} came after pet ${lastId}: ids must increase`)
+        lastId = pet.id
+        yield pet
+      }
       url = page.right.next?.href
     }
   }
@@ -107,13 +139,14 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
     listPets: (query = {}) => listPage('href' in query ? pageUrl(query.href) : listingUrl(baseUrl, query)),
     allPets,
     createPet: (pet, { safeRetries = false, idempotencyKey } = {}) => {
+      // A key the service would refuse: refused as it would, before fetch trims it (two keys would then be
+      // one) or throws on it (a NetworkFailure with nothing sent).
+      const refused = idempotencyKey === undefined ? undefined : keyRefusal(idempotencyKey)
+      if (refused !== undefined) return TE.left(refused)
       const key = idempotencyKey ?? (safeRetries ? globalThis.crypto.randomUUID() : undefined)
-      // Only the fields of a NewPet: the service refuses any other, and a caller's object may have more.
-      const body = JSON.stringify({
-        name: pet.name,
-        categoryId: pet.categoryId,
-        ...(pet.status === undefined ? {} : { status: pet.status }),
-      })
+      // As the caller gave it: a field the service does not keep gets its 400 (ValidationFailed naming it),
+      // never dropped on the way (CONTRACT).
+      const body = JSON.stringify(pet)
       return async () => {
         const res = await send(`${baseUrl}/pets`, key === undefined ? 'once' : 'keyed', {
           method: 'POST',

@@ -56,10 +56,34 @@ describe('the client against the real service', () => {
     )
   })
 
-  it('sends only the fields of a new pet, whatever else the object holds', async () => {
+  it('sends the object as given: a field the service does not keep gets its ValidationFailed, never dropped', async () => {
     const { client } = recordingClient(svc)
     const pet = { name: 'Tom', categoryId: 2, status: 'sold' as const, id: 99, owner: 'me' }
-    expect(await run(client.createPet(pet))).toMatchObject({ name: 'Tom', categoryId: 2, status: 'sold' })
+    const error = await runLeft(client.createPet(pet))
+    expect(error).toMatchObject({ _tag: 'ValidationFailed', status: 400 })
+    expect(error._tag === 'ValidationFailed' && error.message).toMatch(/id.*owner|owner.*id/)
+    expect(await run(client.createPet({ name: 'Tom', categoryId: 2, status: 'sold' }))).toMatchObject({
+      name: 'Tom',
+    })
+  })
+
+  it('refuses, as the service would and without sending anything, an Idempotency-Key no header can carry as given', async () => {
+    const { client, sent } = recordingClient(svc)
+    for (const key of [' k-77', 'k-77 ', 'order\n42', '', 'é', 'k'.repeat(256)]) {
+      const error = await runLeft(client.createPet({ name: 'Rex', categoryId: 1 }, { idempotencyKey: key }))
+      expect(error, JSON.stringify(key)).toMatchObject({
+        _tag: 'ValidationFailed',
+        code: 'validation_failed',
+        status: 400,
+        message: expect.stringMatching(
+          /^Invalid request: Idempotency-Key .+ \(refused by the client; nothing was sent\)\.$/,
+        ),
+        requestId: undefined,
+      })
+    }
+    expect(sent).toEqual([])
+    await run(client.createPet({ name: 'Rex', categoryId: 1 }, { idempotencyKey: 'k 77' }))
+    expect(sent[0]?.headers['Idempotency-Key']).toBe('k 77')
   })
 
   it('answers ValidationFailed naming each offending field of a pet the service refuses', async () => {

@@ -1,5 +1,6 @@
 export { DOMAIN_SCHEMAS, type JsonSchema } from './domain-schemas.js'
 export { ErrorBody, ErrorCode, ERRORS, type StatusOf } from './errors.js'
 export { HEADERS } from './headers.js'
+export { IdempotencyKeyHeader } from './idempotency-key-header.js'
 export { described, Described, jsonSchemaOf, schemaRef, type NamedCodecs } from './json-schema.js'
 export { encodePet, encodePets, NewPetBody, PetBody, PetsBody } from './pet-bodies.js'

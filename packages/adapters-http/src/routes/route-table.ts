@@ -1,8 +1,8 @@
 import { DEFAULT_PAGE_LIMIT, GET_PET_SUNSET, MAX_PAGE_LIMIT } from '@pets/domain'
 import * as t from 'io-ts'
-import { HEADERS, NewPetBody, PetBody, PetsBody } from '@pets/wire'
+import { HEADERS, IdempotencyKeyHeader, NewPetBody, PetBody, PetsBody } from '@pets/wire'
 import { ListPetsQuery, PetIdParam } from '../codecs.js'
-import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeyHeader } from '../idempotency-key-header.js'
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
 import { MAX_BODY_BYTES } from '../read-json-body.js'
 
