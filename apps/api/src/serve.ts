@@ -81,7 +81,16 @@ export const serve = async (
   lateCheck.whenItFails?.((status) => stop('the schema check failed', status))
   // Only now: a signal that came before the handlers were in place would end the process at once,
   // and whoever reads this line may signal right away.
-  logger.info({ url: running.url, env: config.env, publicBaseUrl: running.publicBaseUrl }, 'listening')
+  logger.info(
+    {
+      url: running.url,
+      // METRICS_PORT's listener (a free port when 0): where monitoring finds /metrics.
+      ...(running.metricsUrl === undefined ? {} : { metricsUrl: running.metricsUrl }),
+      env: config.env,
+      publicBaseUrl: running.publicBaseUrl,
+    },
+    'listening',
+  )
   // Written now rather than with the next batch: whoever waits for this line reads it at once.
   logger.flush()
   return running

@@ -83,12 +83,36 @@ describe('configuration from the environment', () => {
     expect(found).toEqual([
       'APP_ENV must be one of development, staging, production',
       'PORT must be an integer from 0 to 65535',
-      'PUBLIC_BASE_URL must be an absolute http or https URL without query or fragment',
+      'PUBLIC_BASE_URL must be an absolute http or https URL whose path ends in /v1, without query, fragment, user or password, such as https://api.example.com/v1',
       'API_KEYS must be a comma-separated list of keys of visible ASCII characters, none empty',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
       'CLOCK_NOW must be an ISO 8601 instant with a time zone, such as 2030-12-05T00:00:00Z',
     ])
     expect(found.join(' ')).not.toContain('secret')
+  })
+
+  it('takes a PUBLIC_BASE_URL whose path ends in /v1, and no other: never one with credentials, which every Location would carry', () => {
+    for (const url of [
+      'https://api.example.com/v1',
+      'http://10.0.0.1:8080/pets/v1/',
+      'https://x.example/v1//',
+    ])
+      expect(E.isRight(load({ PUBLIC_BASE_URL: url })), url).toBe(true)
+    for (const url of [
+      'https://user:s3cret@api.example.com/v1',
+      'https://user@api.example.com/v1',
+      'https://api.example.com',
+      'https://api.example.com/v2',
+      'https://api.example.com/v1?x=1',
+      'https://api.example.com/v10',
+    ]) {
+      const found = problems({ PUBLIC_BASE_URL: url })
+      expect(found, url).toHaveLength(1)
+      expect(found[0]).toMatch(
+        /^PUBLIC_BASE_URL must be an absolute http or https URL whose path ends in \/v1/,
+      )
+      expect(found[0]).not.toContain('s3cret')
+    }
   })
 
   it('refuses production without PostgreSQL, and CLOCK_NOW in production', () => {

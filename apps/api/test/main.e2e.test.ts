@@ -32,6 +32,23 @@ describe('the built service (node apps/api/dist/main.js)', () => {
     expect(svc.output()).not.toMatch(/\bk1\b|\bk2\b/)
   })
 
+  it('says in its listening line where METRICS_PORT listens, a free port when 0, and serves /metrics there', async () => {
+    const svc = await startTestService({ mode: 'child', env: { API_KEYS: 'k1', METRICS_PORT: '0' } })
+    try {
+      const line = svc
+        .output()
+        .split('\n')
+        .find((l) => l.includes('"msg":"listening"'))
+      const { metricsUrl } = JSON.parse(line!) as { metricsUrl?: string }
+      expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      expect(metricsUrl).not.toBe(svc.url)
+      expect((await globalThis.fetch(`${metricsUrl}/metrics`)).status).toBe(200)
+      expect((await fetch(`${svc.url}/metrics`)).status).toBe(404)
+    } finally {
+      await svc.stop()
+    }
+  })
+
   it('generates one key in development when API_KEYS is unset, prints it once, and accepts it', async () => {
     const svc = await startTestService({ mode: 'child', env: {} })
     const printed = /accepts the generated key\n\s+(\S+)/.exec(svc.output())?.[1]

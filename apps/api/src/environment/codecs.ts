@@ -77,6 +77,36 @@ export const httpUrl = new t.Type<string, string, unknown>(
 )
 
 /**
+ * Where clients reach the API (interface.md: a base URL whose path ends in the version segment `v1`): an
+ * http or https URL without query, fragment or credentials, which would otherwise go out in every
+ * `Location` and `Link` (RFC 9110, 4.2.4: never userinfo in an http URI a sender writes).
+ */
+export const publicBaseUrl = new t.Type<string, string, unknown>(
+  'PublicBaseUrl',
+  (u): u is string => typeof u === 'string',
+  (u, c) => {
+    const url = typeof u === 'string' && URL.canParse(u) ? new URL(u) : undefined
+    const fits =
+      url !== undefined &&
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      !url.search &&
+      !url.hash &&
+      url.username === '' &&
+      url.password === '' &&
+      url.pathname.replace(/(?<!\/)\/+$/, '').endsWith('/v1')
+    return fits
+      ? t.success(u as string)
+      : t.failure(
+          u,
+          c,
+          'must be an absolute http or https URL whose path ends in /v1, without query, fragment, user or ' +
+            'password, such as https://api.example.com/v1',
+        )
+  },
+  String,
+)
+
+/**
  * A postgres:// or postgresql:// connection URI, read as the storage will read it (libpq's, several hosts
  * too): a parameter it cannot honour is refused here, by name, before anything starts.
  */

@@ -1,5 +1,5 @@
 import { APP_ENVS, LOG_LEVELS } from './app-config.js'
-import { httpUrl, integer, oneOf } from './codecs.js'
+import { integer, oneOf, publicBaseUrl } from './codecs.js'
 import { calendarInstant, listenHost } from './host-and-clock-codecs.js'
 import { storageKind } from './storage-variables.js'
 import { optional, variable } from './variable.js'
@@ -34,7 +34,7 @@ export const PORT = variable({
 
 export const PUBLIC_BASE_URL = optional({
   name: 'PUBLIC_BASE_URL',
-  codec: httpUrl,
+  codec: publicBaseUrl,
   unset: '`http://HOST:PORT/v1`',
   meaning: 'Where clients reach `/v1`; used in `Location` and `Link` headers',
 })
@@ -150,5 +150,6 @@ export const METRICS_PORT = optional({
       : [],
   meaning:
     'Serve `/metrics` (with `/healthz` and `/readyz`) on this port of `HOST` instead, and answer `404` for ' +
-    '`/metrics` on `PORT`; must differ from `PORT`',
+    '`/metrics` on `PORT`; must differ from `PORT` (`0`: a free port, which the `listening` line names as ' +
+    '`metricsUrl`)',
 })
