@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { authenticateKey, bearerKey, type LookupLimit } from './authenticate.js'
 import { addressBucketOf, clientAddressFinder, type ClientAddressOf } from './client-address.js'
+import { sentMoreThanOnce } from './header-lines.js'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import { admitWithinRateLimit } from './limit-rate.js'
 import type { Problem } from './problems.js'
@@ -20,6 +21,7 @@ export type PetsApi = {
 }
 
 const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
+const SEVERAL_AUTHORIZATIONS: Problem = { _tag: 'Unauthorized', keySent: true, twice: true }
 
 /**
  * Prepares the pet operations once, so a request costs one dispatch: authentication first (a caller
@@ -54,12 +56,16 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
     clientAddressOf,
     owns: (path) => path === prefix || path.startsWith(under),
     serve: async (ctx) => {
+      const authorization = ctx.get('Authorization') || undefined
+      // Which of several lines holds the key? None: node kept the first, a proxy may read the last.
+      if (authorization !== undefined && sentMoreThanOnce(ctx.req, 'authorization'))
+        return sendProblem(ctx, SEVERAL_AUTHORIZATIONS)
       // In the request's span: a stored key's lookup is its child.
       const found = await withRequestSpan(
         ctx,
         authenticateKey<HttpContext>,
         authenticator,
-        bearerKey(ctx.get('Authorization') || undefined),
+        bearerKey(authorization),
         lookupLimit,
         ctx,
       )

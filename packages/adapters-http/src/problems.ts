@@ -1,8 +1,11 @@
 import type { DomainError, Issue } from '@pets/domain'
 import { ERRORS, HEADERS, type ErrorBody, type ErrorCode } from '@pets/wire'
 
-/** No valid API key came with a request under /v1; `keySent` when one came but is not valid. */
-export type Unauthorized = { readonly _tag: 'Unauthorized'; readonly keySent: boolean }
+/**
+ * No valid API key came with a request under /v1; `keySent` when one came but is not valid, `twice` when
+ * Authorization came on several lines (RFC 6750 3.1: invalid_request; node would have kept the first).
+ */
+export type Unauthorized = { readonly _tag: 'Unauthorized'; readonly keySent: boolean; readonly twice?: true }
 export type RouteNotFound = { readonly _tag: 'RouteNotFound' }
 export type MethodNotAllowed = { readonly _tag: 'MethodNotAllowed'; readonly allow: ReadonlyArray<string> }
 export type NotImplemented = { readonly _tag: 'NotImplemented'; readonly reason?: string }
@@ -64,11 +67,15 @@ export const toErrorResponse = (p: Problem): ErrorResponse => {
     case 'MalformedRequest':
       return respond('validation_failed', p.reason)
     case 'Unauthorized':
-      return respond('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', {
-        [HEADERS.wwwAuthenticate]: p.keySent
-          ? `Bearer realm="${REALM}", error="invalid_token"`
-          : `Bearer realm="${REALM}"`,
-      })
+      return p.twice === true
+        ? respond('unauthorized', 'Send one Authorization header: a request with several is refused.', {
+            [HEADERS.wwwAuthenticate]: `Bearer realm="${REALM}", error="invalid_request"`,
+          })
+        : respond('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', {
+            [HEADERS.wwwAuthenticate]: p.keySent
+              ? `Bearer realm="${REALM}", error="invalid_token"`
+              : `Bearer realm="${REALM}"`,
+          })
     case 'PetNotFound':
       return respond('not_found', `No pet has id ${p.id}.`)
     case 'RouteNotFound':

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
+import { sentMoreThanOnce } from './header-lines.js'
 import { readBodyBytes } from './read-body-bytes.js'
 import type { MalformedRequest, NotImplemented, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
 
@@ -97,6 +98,9 @@ export const readJsonBody = async (
   const { headers } = ctx.req
   const transfer = checkTransferCoding(headers['transfer-encoding'])
   if (E.isLeft(transfer)) return transfer
+  // node kept the first of several Content-Type lines; which one the client meant, nobody knows.
+  if (headers['content-type'] !== undefined && sentMoreThanOnce(ctx.req, 'content-type'))
+    return unsupported('Send one Content-Type header: a request with several is refused.')
   const mediaType = checkMediaType(
     headers['content-type'] || undefined,
     headers['content-encoding'] || undefined,

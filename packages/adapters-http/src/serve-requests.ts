@@ -1,6 +1,7 @@
 import { context, type Tracer } from '@opentelemetry/api'
 import { HEADERS } from '@pets/wire'
 import { performance } from 'node:perf_hooks'
+import { sentMoreThanOnce } from './header-lines.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import type { HttpLogger } from './logger.js'
@@ -43,15 +44,11 @@ const BAD_TARGET: Problem = { _tag: 'MalformedRequest', reason: 'The request tar
 // RFC 9112 section 3.2: an HTTP/1.1 request without Host is refused with 400, as node's parser would (a
 // server made with `requireHostHeader: false` lets it through, so that it gets an Error body, not node's bare
 // status line), and so is one with several Host lines (node keeps the first), before anything else, as a
-// request the parser refuses is. The raw lines are counted only where a Host was seen: a few length checks.
+// request the parser refuses is.
 const hostProblem = (req: IncomingMessage): Problem | undefined => {
   if (req.headers.host === undefined)
     return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? NO_HOST : undefined
-  const raw = req.rawHeaders ?? []
-  let seen = 0
-  for (let i = 0; i < raw.length; i += 2)
-    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host' && ++seen > 1) return HOSTS
-  return undefined
+  return sentMoreThanOnce(req, 'host') ? HOSTS : undefined
 }
 
 // What every answer carries: `Cache-Control: no-store` unless a handler sets a policy of its own.

@@ -125,6 +125,34 @@ describe('what a caller without a key, or a careless one, can make the service d
     expect(plain).toMatch(/^HTTP\/1\.1 201 /)
   })
 
+  it('refuses Authorization on two lines (401 invalid_request, whichever holds the key) and Content-Type on two (415)', async () => {
+    const get = (headers: string) =>
+      raw(app.port, `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`)
+    for (const keys of [
+      `Authorization: ${BEARER}\r\nAuthorization: Bearer nope\r\n`,
+      `Authorization: Bearer nope\r\nauthorization: ${BEARER}\r\n`,
+      `Authorization: ${BEARER}\r\nAuthorization: ${BEARER}\r\n`,
+    ]) {
+      const answer = await get(keys)
+      expect(answer, keys).toMatch(/^HTTP\/1\.1 401 /)
+      expect(headOf(answer)).toContain(
+        'www-authenticate: bearer realm="animal-store", error="invalid_request"',
+      )
+      expect(bodyOf(answer)).toMatchObject({
+        message: 'Send one Authorization header: a request with several is refused.',
+      })
+    }
+    expect(await get(`Authorization: ${BEARER}\r\nDate: x\r\n`)).toMatch(/^HTTP\/1\.1 200 /)
+    const types = await postRaw(
+      `Authorization: ${BEARER}\r\nContent-Type: text/plain\r\nContent-Length: ${A_PET.length}\r\nConnection: close\r\n`,
+      A_PET,
+    )
+    expect(types).toMatch(/^HTTP\/1\.1 415 /)
+    expect(bodyOf(types)).toMatchObject({
+      message: 'Send one Content-Type header: a request with several is refused.',
+    })
+  })
+
   it('answers 415 to a content coding, saying that it accepts identity; identity itself is served', async () => {
     const headers = (coding: string) =>
       `Authorization: ${BEARER}\r\nContent-Encoding: ${coding}\r\nContent-Length: ${A_PET.length}\r\nConnection: close\r\n`

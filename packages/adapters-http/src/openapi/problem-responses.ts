@@ -22,10 +22,11 @@ const NOTES: { readonly [T in Problem['_tag']]: ProblemNote<T> } = {
     examples: [{ _tag: 'MalformedRequest', reason: 'The request body is not valid JSON.' }],
   },
   Unauthorized: {
-    when: 'The API key is missing or invalid.',
+    when: 'The API key is missing or invalid, or `Authorization` came on more than one line.',
     examples: [
       { _tag: 'Unauthorized', keySent: false },
       { _tag: 'Unauthorized', keySent: true },
+      { _tag: 'Unauthorized', keySent: true, twice: true },
     ],
   },
   PetNotFound: { when: 'No pet has this id.', examples: [{ _tag: 'PetNotFound', id: MAX_ID as PetId }] },
@@ -41,7 +42,7 @@ const NOTES: { readonly [T in Problem['_tag']]: ProblemNote<T> } = {
     examples: [{ _tag: 'NotImplemented' }],
   },
   UnsupportedMediaType: {
-    when: 'The body is not sent as `application/json` in UTF-8, or is compressed.',
+    when: 'The body is not sent as `application/json` in UTF-8 (one `Content-Type` line), or is compressed.',
     examples: [
       {
         _tag: 'UnsupportedMediaType',
