@@ -81,7 +81,7 @@ export const docsPageAt = (apiOrigins: ReadonlyArray<string>): PublicEndpoints =
     const { dir, assetsPath } = swaggerUi()
     const text = page(assetsPath)
     const html: PublicEndpoint = {
-      route: null,
+      route: DOCS_PATH,
       serve: (ctx) => {
         ctx.set('Cache-Control', 'no-cache')
         ctx.set('Content-Security-Policy', policy)
@@ -91,7 +91,7 @@ export const docsPageAt = (apiOrigins: ReadonlyArray<string>): PublicEndpoints =
       },
     }
     const script: PublicEndpoint = {
-      route: null,
+      route: `${DOCS_PATH}/init.js`,
       serve: (ctx) => {
         ctx.set('Cache-Control', 'no-cache')
         ctx.type = 'text/javascript; charset=utf-8'
@@ -103,7 +103,8 @@ export const docsPageAt = (apiOrigins: ReadonlyArray<string>): PublicEndpoints =
       return [
         `${assetsPath}/${file}`,
         {
-          route: null,
+          // One template for every version of the assets: a label of a metric, chosen by us.
+          route: `${DOCS_PATH}/assets/{version}/${file}`,
           serve: async (ctx) => {
             ctx.set('Cache-Control', 'public, max-age=31536000, immutable')
             ctx.type = type

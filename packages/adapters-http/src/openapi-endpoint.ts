@@ -21,7 +21,7 @@ export const openApiEndpointAt = (build: () => OpenApiDocument): PublicEndpoints
     [
       OPENAPI_PATH,
       {
-        route: null,
+        route: OPENAPI_PATH,
         serve: (ctx) => {
           const { json, etag } = document()
           ctx.set('Cache-Control', 'no-cache')

@@ -2,8 +2,8 @@ import type { HttpContext } from './request-state.js'
 
 /** An endpoint outside the API's prefix: it answers GET and HEAD, without a key. */
 export type PublicEndpoint = {
-  /** How logs and metrics name it; null for the document and the docs page, as for no route. */
-  readonly route: string | null
+  /** How logs and metrics name it: its path, or a template of paths (`/docs/assets/{version}/…`). */
+  readonly route: string
   readonly serve: (ctx: HttpContext) => Promise<void> | void
 }
 

@@ -87,7 +87,7 @@ export const serveRequests = ({
     for (const find of outside) {
       const endpoint = find(path)
       if (endpoint === undefined) continue
-      if (endpoint.route !== null) ctx.state.route = endpoint.route
+      ctx.state.route = endpoint.route
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return sendProblem(ctx, NOT_ALLOWED)
       return endpoint.serve(ctx)
     }

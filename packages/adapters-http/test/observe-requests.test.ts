@@ -43,6 +43,22 @@ describe('the request log and the request observer', () => {
     expect(health).toMatchObject({ requestId: 'req-3', route: '/healthz', operation: null, status: 200 })
   })
 
+  it('names the document, the docs page and its assets by route, as the operations endpoints are', async () => {
+    const logger = recordingLogger()
+    const app = await start(appOptions({ logger }))
+    const page = await (await app.fetch('/docs')).text()
+    const asset = /href="(\/docs\/assets\/[^"]+\/swagger-ui\.css)"/.exec(page)![1]!
+    await app.fetch('/openapi.json')
+    await app.fetch(asset)
+    await app.fetch('/docs/init.js')
+    expect(logger.lines.map((l) => [l.fields['route'], l.fields['status'], l.fields['path']])).toEqual([
+      ['/docs', 200, null],
+      ['/openapi.json', 200, null],
+      ['/docs/assets/{version}/swagger-ui.css', 200, null],
+      ['/docs/init.js', 200, null],
+    ])
+  })
+
   it('logs the client address and, when no route matched (a scan, a 401), the path as sent without its query', async () => {
     const logger = recordingLogger()
     const app = await start(appOptions({ logger }))
