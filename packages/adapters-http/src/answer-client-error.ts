@@ -19,12 +19,17 @@ export const answerClientError = (
 ): void => {
   // As node's own default does, through its private `_httpMessage` (guard: test/private-api-guards.test.ts):
   // a reset connection, or one whose answer has begun, gets nothing more.
-  const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  const answering = (
+    socket as { _httpMessage?: { headersSent?: boolean; getHeader?: (name: string) => unknown } }
+  )._httpMessage
   if (error.code === 'ECONNRESET' || !socket.writable || answering?.headersSent === true) {
     socket.destroy()
     return
   }
   const reason = REASONS.get(error.code ?? '') ?? 'The request is not valid HTTP/1.1.'
+  // A request the app already had (its body broke the parser): the id its answer and log line carry.
+  const given = answering?.getHeader?.('x-request-id')
+  const requestId = typeof given === 'string' ? given : randomUUID()
   const { body } = toErrorResponse({ _tag: 'MalformedRequest', reason })
   const json = JSON.stringify(body)
   // An answer to HEAD has no body: a client would read one as the start of the next answer.
@@ -34,7 +39,8 @@ export const answerClientError = (
     `HTTP/1.1 ${body.status} Bad Request\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(json)}\r\n` +
-      `X-Request-Id: ${randomUUID()}\r\n` +
+      `Date: ${new Date().toUTCString()}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
       'X-Content-Type-Options: nosniff\r\n' +
       'Cache-Control: no-store\r\n' +
       'Connection: close\r\n\r\n' +

@@ -148,6 +148,22 @@ describe('hardening (in-process, in memory)', () => {
       expect(errorBodyOf(answer)).toMatchObject({ code: 'validation_failed' })
       expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
       expect(answer.headers['connection']).toBe('close')
+      // RFC 9110 6.6.1: a 4xx of an origin server with a clock carries Date.
+      expect(Date.parse(answer.headers['date'] as string)).toBeGreaterThan(Date.now() - 60_000)
+    })
+
+    it('answers a body that breaks the parser with the request id its own answer and log line carry', async () => {
+      const { received } = await dribble(
+        served.port,
+        'POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: mine-123\r\n' +
+          `Authorization: ${BEARER}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+          '5\r\n{"nam\r\nZZ\r\n',
+        [],
+        1000,
+      )
+      expect(received).toMatch(/^HTTP\/1\.1 400 /)
+      expect(received).toContain('\r\nX-Request-Id: mine-123\r\n')
+      expect(received).toMatch(/\r\nDate: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n/)
     })
 
     it('answers 400 with an Error body to a request that is not HTTP', async () => {
