@@ -15,15 +15,27 @@ import { pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
 import type { QueryParameters } from './parse-query.js'
 
+// The number a decimal string stands for, leading zeros or not (`020` is 20, whatever their count); NaN
+// for anything else, or for more than 20 significant digits (past 2^53 anyway). One pass, no regex.
+const decimalValue = (text: string): number => {
+  let start = 0
+  while (start < text.length - 1 && text.charCodeAt(start) === 0x30) start++
+  if (text.length === 0 || text.length - start > 20) return Number.NaN
+  for (let i = start; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x30 || code > 0x39) return Number.NaN
+  }
+  return Number(text.slice(start))
+}
+
 // Path and query values are strings: a decimal one goes to the domain's number codec, whose schema is
 // kept, since OpenAPI describes a parameter by the value its text stands for.
-const DECIMAL = /^[0-9]{1,20}$/
 const fromDecimal = <A>(codec: t.Type<A, number>) =>
   described(
     new t.Type<A, string>(
       codec.name,
       codec.is,
-      (u, c) => codec.validate(typeof u === 'string' && DECIMAL.test(u) ? Number(u) : Number.NaN, c),
+      (u, c) => codec.validate(typeof u === 'string' ? decimalValue(u) : Number.NaN, c),
       String,
     ),
     jsonSchemaOf(codec),

@@ -33,6 +33,9 @@ describe('decodeListPetsQuery', () => {
     ['20', 20],
     ['100', 100],
     ['007', 7],
+    // Leading zeros stand for nothing, however many: no length decides but the number's.
+    [`${'0'.repeat(40)}1`, 1],
+    [`${'0'.repeat(19)}100`, 100],
   ])('accepts the limit %j as %i', (limit, expected) => {
     expect(decodeListPetsQuery({ limit })).toEqual(E.right({ limit: expected }))
   })
@@ -60,15 +63,20 @@ describe('decodeListPetsQuery', () => {
     ['0', 0],
     ['42', 42],
     [MAX, 9007199254740991],
+    [`${'0'.repeat(30)}${MAX}`, 9007199254740991],
+    ['0'.repeat(30), 0],
   ])('accepts after=%s', (after, expected) => {
     expect(decodeListPetsQuery({ after, limit: '5' })).toEqual(E.right({ limit: 5, after: expected }))
   })
 
-  it.each(['9007199254740992', '-1', '1.0', '', 'x'])('refuses after=%j', (after) => {
-    expect(issuesOf(decodeListPetsQuery({ after }))).toEqual([
-      { field: 'after', problem: 'must be an integer from 0 to 9007199254740991' },
-    ])
-  })
+  it.each(['9007199254740992', '-1', '1.0', '', 'x', `${'0'.repeat(30)}9007199254740992`, '1'.repeat(21)])(
+    'refuses after=%j',
+    (after) => {
+      expect(issuesOf(decodeListPetsQuery({ after }))).toEqual([
+        { field: 'after', problem: 'must be an integer from 0 to 9007199254740991' },
+      ])
+    },
+  )
 
   it('refuses a parameter given more than once', () => {
     expect(issuesOf(decodeListPetsQuery({ limit: ['5', '5'], status: 'sold' }))).toEqual([

@@ -279,10 +279,10 @@ const routed = (path: string) => {
     petId: param === undefined ? undefined : E.isRight(decodePetId(param)),
   }
 }
-// A petId of 1 to 20 digits, not all zeros, decodes: a short run of zeros then one digit does.
+// A petId of digits, not all zeros, decodes, whatever zeros lead it (1 to 20 digits after them).
 const petPath = (decoded: string) => ({
   operation: 'getPet',
-  petId: /^[0-9]{1,20}$/.test(decoded) && /[1-9]/.test(decoded),
+  petId: /^[0-9]+$/.test(decoded) && /^0*[1-9][0-9]{0,19}$/.test(decoded),
 })
 const paths = [
   ...stringCases(
