@@ -51,10 +51,15 @@ const serveCommand = async (loaded: AppConfig) => {
   else await serve(config, logger, 'worker')
 }
 
+const isHelp = (arg: string) => arg === '--help' || arg === '-h' || arg === 'help'
+
 const main = async (argv: ReadonlyArray<string>) => {
   applyV8Flags()
   const [command = 'serve', ...rest] = argv
-  if (command === '--help' || command === '-h' || command === 'help') return print(USAGE)
+  if (isHelp(command)) return print(USAGE)
+  // A command's own help needs neither configuration nor database.
+  if (command === 'keys' && rest.some(isHelp)) return print(KEYS_USAGE)
+  if (command === 'openapi' && rest.some(isHelp)) return print(OPENAPI_USAGE)
   const config = loadConfig(process.env, { stdoutIsTty: process.stdout.isTTY === true })
   if (E.isLeft(config)) return fail(['cannot start:', ...config.left])
   running = { command: command === 'keys' ? `keys ${rest[0] ?? ''}`.trim() : command, config: config.right }

@@ -85,8 +85,38 @@ describe('the built service on PostgreSQL', () => {
     expect(await svc.stop()).toBe(0)
     expect(svc.output()).not.toContain(key)
 
-    await expect(cli(databaseUrl, 'keys', 'revoke', id)).rejects.toMatchObject({ code: 2 })
+    // Revoking again fails no script: the key is refused either way. An id no key has is an error.
+    expect((await cli(databaseUrl, 'keys', 'revoke', id)).stdout).toBe(
+      `Key ${id} (billing) was already revoked; it is refused.\n`,
+    )
+    await expect(cli(databaseUrl, 'keys', 'revoke', '999999')).rejects.toMatchObject({
+      code: 2,
+      stderr: 'animal-store: no key with id 999999 is active\n',
+    })
     await expect(cli(databaseUrl, 'keys', 'create')).rejects.toMatchObject({ code: 2 })
+  })
+
+  it('checks the arguments of the key commands, and prints their help, without a database', async () => {
+    const noDatabase = (...args: Array<string>) =>
+      exec(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '' } })
+    for (const help of [
+      ['keys', '--help'],
+      ['keys', 'create', '-h'],
+      ['openapi', '--help'],
+    ]) {
+      const { stdout, stderr } = await noDatabase(...help)
+      expect(stdout, help.join(' ')).toMatch(/^animal-store (keys|openapi) /)
+      expect(stderr).toBe('')
+    }
+    // A mistake is a usage error at once, not "works on PostgreSQL: set DATABASE_URL".
+    for (const wrong of [['keys'], ['keys', 'bogus'], ['keys', 'create', '--name', '']])
+      await expect(noDatabase(...wrong), wrong.join(' ')).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.not.stringContaining('DATABASE_URL'),
+      })
+    // `--out -` is standard output.
+    const { stdout } = await noDatabase('openapi', '--out', '-')
+    expect(JSON.parse(stdout)).toMatchObject({ openapi: '3.1.0' })
   })
 
   it('asks for the migrations when a key command meets a database without the schema', async () => {

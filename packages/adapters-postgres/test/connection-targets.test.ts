@@ -110,7 +110,7 @@ describe('parseConnectionTargets', () => {
     )
     expect(refusalOf('connect_timeout=2.5')).toMatch(/^parameter connect_timeout has a bad value "2.5"/)
     expect(refusalOf('sslmode=allow')).toMatch(/^parameter sslmode has a bad value "allow"/)
-    expect(refusal('postgres://h:99999/db')).toBe('port 1 is not a number from 1 to 65535')
+    expect(refusal('postgres://h:99999/db')).toBe('the port of host 1 is not a number from 1 to 65535')
     expect(refusal('postgres://h/db%00')).toBe('the database name holds a NUL byte')
     expect(refusal('mysql://h/db')).toBe('must start with postgres:// or postgresql://')
     expect(refusalOf('sslmode')).toBe('query item 1 has no "=" (write "?" in a password as %3F)')

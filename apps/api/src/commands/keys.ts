@@ -39,44 +39,66 @@ const table = (records: ReadonlyArray<ApiKeyRecord>): Array<string> => {
   )
 }
 
+type KeysAction =
+  | { readonly action: 'create'; readonly name: ApiKeyName }
+  | { readonly action: 'list' | 'usage' }
+  | { readonly action: 'revoke'; readonly id: string }
+
+// What was asked, checked before any database is opened: a typo costs no connection.
+const parseKeysArgs = (args: ReadonlyArray<string>): KeysAction => {
+  const [action, ...rest] = args
+  if (action === 'create' && rest.length === 2 && rest[0] === '--name') {
+    const name = ApiKeyName.decode(rest[1])
+    if (E.isLeft(name)) throw new UsageError(`--name ${name.left[0]?.message ?? 'is invalid'}`)
+    return { action, name: name.right }
+  }
+  if ((action === 'list' || action === 'usage') && rest.length === 0) return { action }
+  if (action === 'revoke' && rest.length === 1) return { action, id: rest[0]! }
+  throw new UsageError(`usage:\n${KEYS_USAGE}`)
+}
+
 /** `animal-store keys …`: manages the API keys kept in PostgreSQL. */
 export const keysCommand = (
   config: AppConfig,
   args: ReadonlyArray<string>,
   print: (line: string) => void,
 ) => {
-  const [action, ...rest] = args
-  return withDatabase(config, `keys ${action ?? ''}`.trim(), async ({ db }) => {
+  const asked = parseKeysArgs(args)
+  return withDatabase(config, `keys ${asked.action}`, async ({ db }) => {
     // As the service refuses it: a key's name could not be kept as given.
     await requireUtf8Database(db)
     const store = createPostgresApiKeyStore(db)
-    if (action === 'create' && rest.length === 2 && rest[0] === '--name') {
-      const name = ApiKeyName.decode(rest[1])
-      if (E.isLeft(name)) throw new UsageError(`--name ${name.left[0]?.message ?? 'is invalid'}`)
-      const issued = await unwrap(store.issue(name.right))
-      print(`Created key ${issued.record.id} (${issued.record.name}). It is shown this once; keep it safe:`)
-      print(issued.key)
-      return
+    switch (asked.action) {
+      case 'create': {
+        const issued = await unwrap(store.issue(asked.name))
+        print(`Created key ${issued.record.id} (${issued.record.name}). It is shown this once; keep it safe:`)
+        print(issued.key)
+        return
+      }
+      case 'list':
+        table(await unwrap(store.list())).forEach((line) => print(line))
+        return
+      case 'usage': {
+        const records = await unwrap(store.list())
+        const usage = await unwrap(createPostgresApiKeyUsageLog(db).list())
+        const names = new Map(
+          environmentKeys(config.apiKeys, config.apiKeyIdSecret).map((k) => [k.id, k.name]),
+        )
+        usageTable(records, usage, DEPRECATED_OPERATIONS, names).forEach((line) => print(line))
+        return
+      }
+      case 'revoke': {
+        const revoked = await unwrap(store.revoke(asked.id))
+        if (O.isSome(revoked))
+          return print(
+            `Revoked key ${revoked.value.id} (${revoked.value.name}); it is refused from the next request on.`,
+          )
+        // Revoking twice is no failure of an operator's script: the key is refused either way.
+        const known = (await unwrap(store.list())).find((record) => record.id === asked.id)
+        if (known === undefined || known.revokedAt === null)
+          throw new UsageError(`no key with id ${asked.id} is active`)
+        return print(`Key ${known.id} (${known.name}) was already revoked; it is refused.`)
+      }
     }
-    if (action === 'list' && rest.length === 0) {
-      table(await unwrap(store.list())).forEach((line) => print(line))
-      return
-    }
-    if (action === 'usage' && rest.length === 0) {
-      const records = await unwrap(store.list())
-      const usage = await unwrap(createPostgresApiKeyUsageLog(db).list())
-      const names = new Map(environmentKeys(config.apiKeys, config.apiKeyIdSecret).map((k) => [k.id, k.name]))
-      usageTable(records, usage, DEPRECATED_OPERATIONS, names).forEach((line) => print(line))
-      return
-    }
-    if (action === 'revoke' && rest.length === 1) {
-      const revoked = await unwrap(store.revoke(rest[0]!))
-      if (O.isNone(revoked)) throw new UsageError(`no key with id ${rest[0]} is active`)
-      print(
-        `Revoked key ${revoked.value.id} (${revoked.value.name}); it is refused from the next request on.`,
-      )
-      return
-    }
-    throw new UsageError(`usage:\n${KEYS_USAGE}`)
   })
 }

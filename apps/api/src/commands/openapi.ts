@@ -16,7 +16,8 @@ export const openapiCommand = async (
   const out = args.length === 2 && args[0] === '--out' && args[1] !== '' ? args[1] : undefined
   if (args.length > 0 && out === undefined) throw new UsageError(`usage:\n${OPENAPI_USAGE}`)
   const json = JSON.stringify(buildOpenApiDocument({ servers: apiServers(config) }), null, 2)
-  if (out === undefined) return print(json)
+  // `-`, as many tools read it: standard output.
+  if (out === undefined || out === '-') return print(json)
   await writeFile(out, `${json}\n`)
   print(`Wrote the OpenAPI document (${apiServers(config)[0]?.url}) to ${out}`)
 }

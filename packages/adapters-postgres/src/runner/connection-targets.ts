@@ -180,7 +180,7 @@ const hostList = (fromUri: Items, params: Map<string, string>, fail: Fail): Arra
 const portNumber = (text: string, index: number, fail: Fail): number => {
   if (text === '') return 5432
   const port = isInteger(text) && !text.startsWith('-') ? Number(text) : 0
-  if (port < 1 || port > 65535) throw fail(`port ${index + 1} is not a number from 1 to 65535`)
+  if (port < 1 || port > 65535) throw fail(`the port of host ${index + 1} is not a number from 1 to 65535`)
   return port
 }
 
