@@ -11,10 +11,23 @@ describe('ApiKeyName', () => {
     expect(E.isLeft(ApiKeyName.decode('a'.repeat(MAX_API_KEY_NAME_LENGTH + 1)))).toBe(true)
   })
 
-  it.each(['', '   ', 'tab\there', 'nul\u0000'])(
-    'refuses %j: empty, all white space or a control character',
-    (name) => {
-      expect(E.isLeft(ApiKeyName.decode(name))).toBe(true)
-    },
-  )
+  it.each([
+    '',
+    '   ',
+    'tab\there',
+    'nul\u0000',
+    'del\u007F',
+    'c1\u0085',
+    'billing\u202Egnillib',
+    'isolate\u2066x\u2069',
+    'zero\u200Bwidth',
+    'line\u2028break',
+    'not utf-8 \uFFFD\uFFFD',
+  ])('refuses %j: empty, all white space, or a character that does not print as itself', (name) => {
+    expect(E.isLeft(ApiKeyName.decode(name))).toBe(true)
+  })
+
+  it.each(['billing', 'Équipe paie', '請求', '👨‍👩‍👧 family', 'a b-c_d.e'])('takes %j', (name) => {
+    expect(E.isRight(ApiKeyName.decode(name))).toBe(true)
+  })
 })
