@@ -1,7 +1,7 @@
 import { context, type Tracer } from '@opentelemetry/api'
 import { HEADERS } from '@pets/wire'
 import { performance } from 'node:perf_hooks'
-import { sentMoreThanOnce } from './header-lines.js'
+import { isHostValue, sentMoreThanOnce } from './header-lines.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import type { HttpLogger } from './logger.js'
@@ -35,6 +35,10 @@ const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
 const NOT_ALLOWED: Problem = { _tag: 'MethodNotAllowed', allow: READ_ONLY }
 const INTERNAL_ERROR: Problem = { _tag: 'InternalError' }
 const NO_HOST: Problem = { _tag: 'MalformedRequest', reason: 'An HTTP/1.1 request must carry a Host header.' }
+const BAD_HOST: Problem = {
+  _tag: 'MalformedRequest',
+  reason: 'The Host header must be a host name or address, with a port if any.',
+}
 const HOSTS: Problem = {
   _tag: 'MalformedRequest',
   reason: 'A request must carry one Host header, not several.',
@@ -43,11 +47,12 @@ const BAD_TARGET: Problem = { _tag: 'MalformedRequest', reason: 'The request tar
 
 // RFC 9112 section 3.2: an HTTP/1.1 request without Host is refused with 400, as node's parser would (a
 // server made with `requireHostHeader: false` lets it through, so that it gets an Error body, not node's bare
-// status line), and so is one with several Host lines (node keeps the first), before anything else, as a
-// request the parser refuses is.
+// status line), and so is one with several Host lines (node keeps the first) or a Host that is no host,
+// before anything else, as a request the parser refuses is.
 const hostProblem = (req: IncomingMessage): Problem | undefined => {
   if (req.headers.host === undefined)
     return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? NO_HOST : undefined
+  if (!isHostValue(req.headers.host)) return BAD_HOST
   return sentMoreThanOnce(req, 'host') ? HOSTS : undefined
 }
 

@@ -12,6 +12,7 @@ import { bearerKey } from '../src/authenticate.js'
 import { admitUrlLength } from '../src/bound-url.js'
 import { addressBucketOf, clientAddressFinder } from '../src/client-address.js'
 import { decodeListPetsQuery, decodePetId } from '../src/codecs.js'
+import { isHostValue } from '../src/header-lines.js'
 import { idempotencyKeyOf } from '../src/idempotency-key-header.js'
 import { memberIsSafeInteger } from '../src/integer-text.js'
 import { parseQuery } from '../src/parse-query.js'
@@ -261,6 +262,17 @@ const admitted = (url: string) => {
   const ctx = { originalUrl: url, status: 404, set: () => undefined } as unknown as Context
   return { admitted: admitUrlLength(ctx), status: ctx.status }
 }
+// The oracle of a Host value: RFC 3986's uri-host and port, as a regex over test inputs.
+const HOST_VALUE =
+  /^(\[[0-9A-Za-z\-._~!$&'()*+,;=:]+\]|(?:[0-9A-Za-z\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(:[0-9]*)?$/
+const hosts = stringCases(
+  'a Host value',
+  ['a', '%41', '[', ':', '1', '%'],
+  (run) => `x${run}`,
+  isHostValue,
+  (value) => HOST_VALUE.test(value),
+)
+
 const urls = stringCases(
   'a request target',
   ['0', '%', '/'],
@@ -382,6 +394,7 @@ const DECODERS: ReadonlyArray<readonly [string, ReadonlyArray<Hostile>]> = [
   ['idempotencyKeyOf (idempotency-key-header.ts)', idempotencyKeys],
   ['requestIdOf (request-id.ts)', requestIds],
   ['admitUrlLength (bound-url.ts)', urls],
+  ['isHostValue (header-lines.ts)', hosts],
   ['compileRoutes and decodePetId (dispatch.ts, codecs.ts)', paths],
   ['clientAddressFinder and addressBucketOf (client-address.ts)', clients],
   ['decodeNewPet and requestFingerprint (createPet)', pets],

@@ -189,6 +189,31 @@ describe('what a caller without a key, or a careless one, can make the service d
     }
   })
 
+  it.each(['a b', '[::1', 'ü', 'a/b', 'a@b', 'x:abc', 'x:1:2', '%zz', '[]'])(
+    'answers the Host %j, which is no host, 400 before authentication, then closes',
+    async (host) => {
+      const answer = await raw(
+        app.port,
+        `GET /v1/pets HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${BEARER}\r\n\r\n`,
+      )
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+      expect(bodyOf(answer)).toMatchObject({
+        message: 'The Host header must be a host name or address, with a port if any.',
+      })
+    },
+  )
+
+  it.each(['', 'x', 'api.example.com:443', '127.0.0.1:3000', '[::1]:3000', '[fe80::1]', 'a-b_c~d%20e', 'x:'])(
+    'serves the Host %j',
+    async (host) => {
+      const answer = await raw(
+        app.port,
+        `GET /v1/pets HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${BEARER}\r\nConnection: close\r\n\r\n`,
+      )
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /)
+    },
+  )
+
   it('answers a request with two Host lines 400 before authentication, whatever their case, then closes', async () => {
     for (const hosts of ['Host: x\r\nHost: y\r\n', 'Host: x\r\nhOST: x\r\n'])
       for (const key of ['', `Authorization: ${BEARER}\r\n`]) {
