@@ -166,7 +166,21 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
       const res = await send(`${baseUrl}/pets/${encodeURIComponent(String(id))}`, 'safe', { method: 'GET' })
       return pipe(
         res,
-        E.flatMap((r) => decodeResponse(r, 200, PetResponse)),
+        E.flatMap((r) =>
+          pipe(
+            decodeResponse(r, 200, PetResponse),
+            // Another pet than the one asked for is no answer to the question (a cache, a proxy gone wrong).
+            E.filterOrElseW(
+              (pet) => pet.id === id,
+              (pet): UndecodableResponse => ({
+                _tag: 'UndecodableResponse',
+                status: r.status,
+                reason: `pet ${id} was asked for, pet ${pet.id} came`,
+                requestId: r.headers.get(HEADERS.requestId) ?? undefined,
+              }),
+            ),
+          ),
+        ),
       )
     },
   }

@@ -167,6 +167,15 @@ describe('the typed errors of the client', () => {
     })
   })
 
+  it('answers UndecodableResponse when getPet gets another pet than the one asked for', async () => {
+    const client = answering(200, JSON.stringify({ id: 77, name: 'Rex', categoryId: 1, status: 'sold' }))
+    expect(await runLeft(client.getPet(1))).toMatchObject({
+      _tag: 'UndecodableResponse',
+      reason: 'pet 1 was asked for, pet 77 came',
+    })
+    expect(await run(client.getPet(77))).toMatchObject({ id: 77 })
+  })
+
   it('answers NetworkFailure when no response comes', async () => {
     const client = createPetsClient({
       baseUrl: 'http://pets.test/v1',
