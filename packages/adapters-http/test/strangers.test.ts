@@ -561,6 +561,15 @@ describe('what a body can make the service say', () => {
     },
   )
 
+  it('names a bad Idempotency-Key along with a body that is no JSON', async () => {
+    const answer = await served.post('{', { 'Idempotency-Key': 'k'.repeat(300) })
+    expect(answer.status).toBe(400)
+    expect(errorBodyOf(answer).message).toMatch(
+      /^The request body is not valid JSON\. Also, Idempotency-Key .+\.$/,
+    )
+    expect(errorBodyOf(await served.post('{')).message).toBe('The request body is not valid JSON.')
+  })
+
   it('names a rounded categoryId among the other issues of the body, and no other number', async () => {
     const answer = await served.post('{"name":"","categoryId":0.99999999999999999,"status":"lost"}', {
       'Idempotency-Key': ' ',

@@ -41,6 +41,16 @@ const issuesOf = (decoded: ReturnType<typeof decodeNewPet>, text: string): Reado
 const problemOf = (error: CreatePetError): Problem =>
   error._tag === 'IdempotencyUnsupported' ? { _tag: 'NotImplemented' } : error
 
+// CONTRACT: a 400 names every offending field. A body that is no JSON has no fields to name, but the
+// Idempotency-Key may be wrong too: said in the same answer. A 415 or 413 comes alone, before any 400.
+const withKeyIssue = (problem: Problem, ctx: HttpContext): Problem => {
+  if (problem._tag !== 'MalformedRequest') return problem
+  const key = idempotencyKeyOf(ctx)
+  return E.isRight(key)
+    ? problem
+    : { ...problem, reason: `${problem.reason} Also, ${key.left.field} ${key.left.problem}.` }
+}
+
 // Makes a use case's task and starts it.
 const run = <A, R>(make: (input: A) => () => Promise<R>, input: A): Promise<R> => make(input)()
 
@@ -52,7 +62,7 @@ export const createPetHandler =
   ({ useCases, publicBaseUrl, bodyTimeoutMs }: CreatePetOptions) =>
   async (ctx: HttpContext): Promise<void> => {
     const body = await readJsonBody(ctx, bodyTimeoutMs === undefined ? {} : { timeoutMs: bodyTimeoutMs })
-    if (E.isLeft(body)) return sendProblem(ctx, body.left)
+    if (E.isLeft(body)) return sendProblem(ctx, withKeyIssue(body.left, ctx))
     // A URL over MAX_URL_BYTES is a 400: after the 415 and 413 of the body, as CONTRACT orders them.
     if (!admitUrlLength(ctx)) return
     const { value, text } = body.right
