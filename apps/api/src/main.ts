@@ -16,10 +16,9 @@ ${OPENAPI_USAGE}
 ${KEYS_USAGE}`
 
 const print = (line: string) => process.stdout.write(`${line}\n`)
-const fail = (lines: ReadonlyArray<string>): never => {
-  process.stderr.write(
-    `animal-store: ${lines.length === 1 ? lines[0] : `\n${lines.map((l) => `  - ${l}`).join('\n')}`}\n`,
-  )
+// One line, or a heading line and its items below it: `animal-store: cannot start:` then `  - PORT …`.
+const fail = ([heading, ...items]: ReadonlyArray<string>): never => {
+  process.stderr.write(`animal-store: ${heading}\n${items.map((item) => `  - ${item}\n`).join('')}`)
   process.exit(2)
 }
 
@@ -75,7 +74,7 @@ const main = async (argv: ReadonlyArray<string>) => {
   if (command === 'keys') return (await import('./commands/keys.js')).keysCommand(config.right, rest, print)
   if (command === 'openapi')
     return (await import('./commands/openapi.js')).openapiCommand(config.right, rest, print)
-  return fail([`unknown command "${argv.join(' ')}"`, USAGE])
+  return fail([`unknown command "${argv.join(' ')}"; usage:\n${USAGE}`])
 }
 
 // adapters-postgres (and pg) only when the storage is PostgreSQL, which has loaded them already.

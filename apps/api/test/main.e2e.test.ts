@@ -79,6 +79,8 @@ describe('the built service (node apps/api/dist/main.js)', () => {
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
     const code = await new Promise((done) => child.once('exit', done))
     expect(code).toBe(2)
+    // A heading, then one item per bad variable.
+    expect(stderr).toMatch(/^animal-store: cannot start:\n {2}- /)
     expect(stderr).toContain('PORT must be an integer from 0 to 65535')
     expect(stderr).toContain('APP_ENV must be one of development, staging, production')
     expect(stderr).toContain('API_KEYS must be')
