@@ -27,15 +27,30 @@ const peakOldSpace = (nodeFlags: ReadonlyArray<string>, setFlags: ReadonlyArray<
     ),
   )
 
+// The least peak of three runs: on a busy machine the collector's timing (concurrent marking) moves a
+// single peak by a third either way; the least is what the flags allow.
+const leastPeak = async (nodeFlags: ReadonlyArray<string>, setFlags: ReadonlyArray<string>) =>
+  Math.min(
+    ...[
+      await peakOldSpace(nodeFlags, setFlags),
+      await peakOldSpace(nodeFlags, setFlags),
+      await peakOldSpace(nodeFlags, setFlags),
+    ],
+  )
+
 describe('the V8 flags, set by the process itself', () => {
-  it('bound the growth of the old generation as they do on the command line', async () => {
-    const none = await peakOldSpace([], [])
-    const inside = await peakOldSpace([], V8_FLAGS)
-    const commandLine = await peakOldSpace(V8_FLAGS, [])
-    // Set from inside, the flags do what they do on node's command line.
-    expect(inside).toBeLessThan(commandLine * 1.3)
-    // Where they bound the old generation at all, they do from inside too: node 20's V8 does;
-    // node 24's ignores --heap-growing-percent (the same peak with it and without).
-    if (commandLine < none * 0.8) expect(inside).toBeLessThan(none * 0.8)
-  })
+  it(
+    'bound the growth of the old generation as they do on the command line',
+    { timeout: 30_000 },
+    async () => {
+      const none = await leastPeak([], [])
+      const inside = await leastPeak([], V8_FLAGS)
+      const commandLine = await leastPeak(V8_FLAGS, [])
+      // Set from inside, the flags do what they do on node's command line.
+      expect(inside).toBeLessThan(commandLine * 1.3)
+      // Where they bound the old generation at all, they do from inside too: node 20's V8 does;
+      // node 24's ignores --heap-growing-percent (the same peak with it and without).
+      if (commandLine < none * 0.8) expect(inside).toBeLessThan(none * 0.8)
+    },
+  )
 })
