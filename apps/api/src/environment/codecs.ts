@@ -60,20 +60,34 @@ export const rate = new t.Type<number, string, unknown>(
   String,
 )
 
+// An absolute http or https URL without query or fragment, parsed; undefined for anything else.
+const plainHttpUrl = (u: unknown): URL | undefined => {
+  const url = typeof u === 'string' && URL.canParse(u) ? new URL(u) : undefined
+  return url !== undefined &&
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    !url.search &&
+    !url.hash
+    ? url
+    : undefined
+}
+
+// A string codec whose value is kept as given when `fits` the URL it parses to.
+const urlCodec = (name: string, fits: (url: URL) => boolean, expected: string) =>
+  new t.Type<string, string, unknown>(
+    name,
+    (u): u is string => typeof u === 'string',
+    (u, c) => {
+      const url = plainHttpUrl(u)
+      return url !== undefined && fits(url) ? t.success(u as string) : t.failure(u, c, expected)
+    },
+    String,
+  )
+
 /** An absolute http or https URL without query or fragment. */
-export const httpUrl = new t.Type<string, string, unknown>(
+export const httpUrl = urlCodec(
   'URL',
-  (u): u is string => typeof u === 'string',
-  (u, c) => {
-    const url = typeof u === 'string' && URL.canParse(u) ? new URL(u) : undefined
-    return url !== undefined &&
-      (url.protocol === 'http:' || url.protocol === 'https:') &&
-      !url.search &&
-      !url.hash
-      ? t.success(u as string)
-      : t.failure(u, c, 'must be an absolute http or https URL without query or fragment')
-  },
-  String,
+  () => true,
+  'must be an absolute http or https URL without query or fragment',
 )
 
 /**
@@ -81,29 +95,12 @@ export const httpUrl = new t.Type<string, string, unknown>(
  * http or https URL without query, fragment or credentials, which would otherwise go out in every
  * `Location` and `Link` (RFC 9110, 4.2.4: never userinfo in an http URI a sender writes).
  */
-export const publicBaseUrl = new t.Type<string, string, unknown>(
+export const publicBaseUrl = urlCodec(
   'PublicBaseUrl',
-  (u): u is string => typeof u === 'string',
-  (u, c) => {
-    const url = typeof u === 'string' && URL.canParse(u) ? new URL(u) : undefined
-    const fits =
-      url !== undefined &&
-      (url.protocol === 'http:' || url.protocol === 'https:') &&
-      !url.search &&
-      !url.hash &&
-      url.username === '' &&
-      url.password === '' &&
-      url.pathname.replace(/(?<!\/)\/+$/, '').endsWith('/v1')
-    return fits
-      ? t.success(u as string)
-      : t.failure(
-          u,
-          c,
-          'must be an absolute http or https URL whose path ends in /v1, without query, fragment, user or ' +
-            'password, such as https://api.example.com/v1',
-        )
-  },
-  String,
+  (url) =>
+    url.username === '' && url.password === '' && url.pathname.replace(/(?<!\/)\/+$/, '').endsWith('/v1'),
+  'must be an absolute http or https URL whose path ends in /v1, without query, fragment, user or password, ' +
+    'such as https://api.example.com/v1',
 )
 
 /**
