@@ -16,6 +16,7 @@ import {
 } from '../src/index.js'
 import { openFreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
+import { withAdminClient } from '../src/testing/with-admin-client.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const postgres = inject('postgres')
@@ -194,6 +195,20 @@ describe('postgres pet repository', () => {
     await sql`DROP TRIGGER slowly ON pets`.execute(db)
     const pet = await run(repo.add(aPetData()))
     expect(await run(repo.list(everything))).toEqual([pet])
+  })
+
+  it('reports an idle connection whose backend is terminated once, without the pg client it carried', async () => {
+    const errors: Array<Error> = []
+    const handle = await open({ onError: (error) => void errors.push(error) })
+    const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(handle.db)
+    await withAdminClient(handle.url, (client) =>
+      client.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]),
+    )
+    await pollUntil('the pool hears of the broken connection', () => errors.length > 0)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).not.toHaveProperty('client')
+    expect(errors[0]!.message).toMatch(/terminat/)
   })
 
   it('answers StoreUnavailable when its backend is terminated, and the pool recovers', async () => {

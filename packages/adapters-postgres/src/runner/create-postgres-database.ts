@@ -85,7 +85,16 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Postgr
   const queryTimeoutMs = statementTimeoutMs > 0 ? statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS : 0
   const settings = sessionSettings(options)
   const keepAlive = keepAliveOf(options.keepAlive)
-  const onError = options.onError ?? (() => {})
+  // A broken idle connection's error comes twice (its client's listener, then the pool's) and carries the
+  // pg Client (pg-pool's `err.client`: its cancel key, its state): said once, without it.
+  const told = new WeakSet<Error>()
+  const onError = (error: Error) => {
+    // pg-pool sets it between the two calls, whichever comes first.
+    delete (error as { client?: unknown }).client
+    if (told.has(error)) return
+    told.add(error)
+    options.onError?.(error)
+  }
   const mode = options.pooler ?? 'detect'
   const send = options.sendSessionSettings !== false
   const connection = connectionConfig(
