@@ -9,6 +9,10 @@ const REASONS: ReadonlyMap<string, string> = new Map([
   ['ERR_HTTP_HEADERS_TIMEOUT', 'The request headers did not arrive in time.'],
 ])
 
+/** What a 400 says of a request node's parser refused, by the error's code. */
+export const refusalReason = (error: { readonly code?: string }): string =>
+  REASONS.get(error.code ?? '') ?? 'The request is not valid HTTP/1.1.'
+
 /**
  * A node:http `clientError` listener: a request the parser refuses (too large, malformed, slow) gets a
  * 400 Error body with a request id, then the connection closes. CONTRACT has no 408 or 431 code.
@@ -26,7 +30,7 @@ export const answerClientError = (
     socket.destroy()
     return
   }
-  const reason = REASONS.get(error.code ?? '') ?? 'The request is not valid HTTP/1.1.'
+  const reason = refusalReason(error)
   // A request the app already had (its body broke the parser): the id its answer and log line carry.
   const given = answering?.getHeader?.('x-request-id')
   const requestId = typeof given === 'string' ? given : randomUUID()

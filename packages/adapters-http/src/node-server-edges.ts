@@ -2,6 +2,7 @@ import { ServerResponse, type IncomingMessage, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { answerClientError } from './answer-client-error.js'
+import { handRefusalToApp } from './refused-request.js'
 
 /** What serves a request: an app's `callback()`, or whatever hands requests to it. */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
@@ -18,7 +19,9 @@ export const APP_ANSWERS_EVERY_REQUEST = { requireHostHeader: false } as const
 /**
  * Lets `handle` answer what node:http answers by itself with a bare status line, or not at all (CONTRACT:
  * every answer is an Error body with `X-Request-Id`; under /v1, 401 comes first):
- * - a request its parser refuses (too large, malformed, slow): 400 with an Error body (answerClientError);
+ * - a request its parser refuses (too large, malformed, slow): handed to `handle` as a request of its own,
+ *   which serveRequests answers 400 with an Error body, logged and counted as any (refused-request.ts); when
+ *   the app already has it, or cannot have it, answerClientError answers on the socket;
  * - an `Expect` other than `100-continue` (node's 417, without a body): the expectation is ignored, as RFC
  *   9110 section 10.1.1 allows (a server MAY answer 417), and the request is served like any other;
  * - a `CONNECT` (node closes its connection without a word): answered as any method the app does not serve
@@ -26,7 +29,9 @@ export const APP_ANSWERS_EVERY_REQUEST = { requireHostHeader: false } as const
  * Made with APP_ANSWERS_EVERY_REQUEST, the server also leaves a request without `Host` to the app.
  */
 export const answerEveryRequest = (server: Server, handle: RequestHandler): void => {
-  server.on('clientError', answerClientError)
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    if (!handRefusalToApp(error, socket, handle)) answerClientError(error, socket)
+  })
   server.on('checkExpectation', handle)
   server.on('connect', (req: IncomingMessage, stream: Duplex) => {
     const socket = stream as Socket

@@ -12,6 +12,7 @@ import type { ObservedRequest } from './operations-endpoints.js'
 import { preparePetsApi, type PetsApi } from './pets-api.js'
 import type { Problem } from './problems.js'
 import { READ_ONLY, type PublicEndpoints } from './public-endpoints.js'
+import { refusalOf } from './refused-request.js'
 import { requestIdOf } from './request-id.js'
 import { defaultTracer, endRequestSpan, startRequestSpan, traceIdsOf } from './request-span.js'
 import { pathOf, type HttpContext, type HttpMiddleware } from './request-state.js'
@@ -99,6 +100,12 @@ export const serveRequests = ({
     sendProblem(ctx, NOT_FOUND)
   }
   const dispatch = (ctx: HttpContext) => {
+    // A request node's parser refused, handed over to be answered, logged and counted (refused-request.ts).
+    const parserRefusal = refusalOf(ctx.req)
+    if (parserRefusal !== undefined) {
+      ctx.set('Connection', 'close')
+      return sendProblem(ctx, { _tag: 'MalformedRequest', reason: parserRefusal })
+    }
     const refused = hostProblem(ctx.req)
     if (refused !== undefined) {
       ctx.set('Connection', 'close')

@@ -425,6 +425,50 @@ describe('a client that goes away', () => {
   })
 })
 
+describe("requests node's parser refuses", () => {
+  it('are answered 400 by the app, logged and counted like any request, with the id of their answer', async () => {
+    const logger = recordingLogger()
+    const seen: Array<ObservedRequest> = []
+    const served = await serveApp({
+      ...memoryApp().options,
+      logger,
+      operations: { observe: (request) => void seen.push(request) },
+    })
+    try {
+      const sent = [
+        'FOO /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n',
+        `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+        'HEAD /docs HTTP/1.2\r\nHost: x\r\n\r\n',
+      ]
+      const answers = []
+      for (const request of sent) answers.push(await raw(served.port, request))
+      for (const answer of answers) {
+        expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+        expect(answer.toLowerCase()).toContain('\r\nconnection: close\r\n')
+        expect(answer).toMatch(/\r\nDate: /)
+      }
+      // HEAD has no body; the others say why.
+      expect(answers[2]!.endsWith('\r\n\r\n')).toBe(true)
+      expect(JSON.parse(answers[1]!.slice(answers[1]!.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        code: 'validation_failed',
+        message: 'The request line and headers must be at most 16 KiB together.',
+      })
+      await expect.poll(() => seen.length).toBe(3)
+      expect(seen.map((r) => [r.method, r.status, r.route, r.path])).toEqual([
+        ['_OTHER', 400, null, '/v1/pets'],
+        ['GET', 400, null, '/healthz'],
+        ['HEAD', 400, null, '/docs'],
+      ])
+      const ids = answers.map((answer) => /\r\nX-Request-Id: ([^\r]+)\r\n/i.exec(answer)![1])
+      expect(logger.lines.filter((l) => l.message === 'request').map((l) => l.fields['requestId'])).toEqual(
+        ids,
+      )
+    } finally {
+      await served.close()
+    }
+  })
+})
+
 describe('keys that are not valid, per client address', () => {
   let lookups = 0
   // The same keys, on a store that looks every key up (as PostgreSQL does while its index of keys
