@@ -51,8 +51,13 @@ const BAD_TARGET: Problem = { _tag: 'MalformedRequest', reason: 'The request tar
 // status line), and so is one with several Host lines (node keeps the first) or a Host that is no host,
 // before anything else, as a request the parser refuses is.
 const hostProblem = (req: IncomingMessage): Problem | undefined => {
-  if (req.headers.host === undefined)
+  if (req.headers.host === undefined) {
+    // A request node's parser refused, handed over to be answered, logged and counted (refused-request.ts):
+    // it has no headers, so only requests without Host pay the lookup.
+    const refusal = refusalOf(req)
+    if (refusal !== undefined) return { _tag: 'MalformedRequest', reason: refusal }
     return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? NO_HOST : undefined
+  }
   if (!isHostValue(req.headers.host)) return BAD_HOST
   return sentMoreThanOnce(req, 'host') ? HOSTS : undefined
 }
@@ -100,12 +105,6 @@ export const serveRequests = ({
     sendProblem(ctx, NOT_FOUND)
   }
   const dispatch = (ctx: HttpContext) => {
-    // A request node's parser refused, handed over to be answered, logged and counted (refused-request.ts).
-    const parserRefusal = refusalOf(ctx.req)
-    if (parserRefusal !== undefined) {
-      ctx.set('Connection', 'close')
-      return sendProblem(ctx, { _tag: 'MalformedRequest', reason: parserRefusal })
-    }
     const refused = hostProblem(ctx.req)
     if (refused !== undefined) {
       ctx.set('Connection', 'close')
