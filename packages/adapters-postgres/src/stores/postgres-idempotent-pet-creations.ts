@@ -44,7 +44,7 @@ const toEnding = (outcome: string | null, pet: ReadonlyArray<string | null>): En
   return { outcome, answer: E.right(toPet(pet)) }
 }
 
-// One statement per batch after its intent (insert-intents.ts): migration 0008's function claims it, tries
+// One statement per batch after its intent (insert-intents.ts): migration 0009's function claims it, tries
 // each key's lock, reads the records, and writes the pets and records, inside the server.
 const createOnceWith = (call: string): Statement<Row> => ({
   text: `SELECT o_position AS position, outcome,
