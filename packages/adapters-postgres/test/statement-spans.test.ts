@@ -1,9 +1,13 @@
 import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api'
 import type { ApiKeyName, PageCursor, PetData } from '@pets/domain'
-import { run, runLeft } from '@pets/domain/testing'
+import { aCreation, run, runLeft } from '@pets/domain/testing'
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createPostgresApiKeyStore, createPostgresPetRepository } from '../src/index.js'
+import {
+  createPostgresApiKeyStore,
+  createPostgresIdempotentPetCreations,
+  createPostgresPetRepository,
+} from '../src/index.js'
 import { storeCall } from '../src/runner/unavailable.js'
 import { querySummary } from '../src/runner/query-summary.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
@@ -61,6 +65,26 @@ describe('a span per database statement, a child of the request that ran it', ()
     )
     // The first went alone; the two that came while it was under way, together.
     expect(inserts.map((s) => s.attributes['db.operation.batch.size'] ?? 1).sort()).toEqual([1, 2, 2])
+    // Begun before a connection was chosen, each says at its end where its batch ran.
+    for (const insert of inserts)
+      expect(insert.attributes).toMatchObject({
+        'db.namespace': fresh.name,
+        'server.address': expect.any(String),
+        'server.port': expect.any(Number),
+      })
+  })
+
+  it('says where an idempotent creation ran, as a listing does', async () => {
+    const fresh = await open()
+    const creations = createPostgresIdempotentPetCreations(fresh)
+    await inRequest(() => run(creations.addOnce(aCreation())))
+    const [statement] = spans().filter((s) => s.name.includes('create_pets_once'))
+    expect(statement?.attributes).toMatchObject({
+      'db.system.name': 'postgresql',
+      'db.namespace': fresh.name,
+      'server.address': expect.any(String),
+      'server.port': expect.any(Number),
+    })
   })
 
   it('ends a failed statement with its SQLSTATE and error.type', async () => {

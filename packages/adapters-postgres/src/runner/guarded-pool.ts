@@ -165,7 +165,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
       }
       const last: RunDone<Row> = (failure, rows) => {
         entry!.wrapper.release()
-        done(failure, rows)
+        done(failure, rows, entry!.client)
       }
       if (first === undefined) return send(statement, values, last)
       send(first, firstValues, (failure) =>

@@ -35,7 +35,7 @@ export type {
 } from './schema.js'
 export { withOurTables } from './schema.js'
 export type { RunPrepared, RunPreparedAfter, Statement } from './statement.js'
-export { endStatementSpan, startStatementSpan } from './statement-spans.js'
+export { endStatementSpan, startStatementSpan, type SpanTarget } from './statement-spans.js'
 export {
   classifyStoreError,
   isUnavailableError,

@@ -36,16 +36,32 @@ export const startStatementSpan = (
     'db.operation.name': summary.operation,
     'db.query.summary': summary.text,
   }
-  const { database, host, port } = target
-  if (typeof database === 'string' && database !== '') attributes['db.namespace'] = database
-  if (typeof host === 'string' && host !== '') attributes['server.address'] = host
-  if (typeof port === 'number') attributes['server.port'] = port
-  return tracer().startSpan(summary.text, { kind: SpanKind.CLIENT, attributes }, parent)
+  return tracer().startSpan(
+    summary.text,
+    { kind: SpanKind.CLIENT, attributes: { ...attributes, ...targetAttributes(target) } },
+    parent,
+  )
 }
 
-/** Ends a statement's span: on failure with the SQLSTATE (`db.response.status_code`) and `error.type`. */
-export const endStatementSpan = (span: Span | undefined, error: unknown, batchSize?: number): void => {
+// Where a statement ran: `db.namespace`, `server.address`, `server.port`, as far as the connection says.
+const targetAttributes = ({ database, host, port }: SpanTarget): Attributes => ({
+  ...(typeof database === 'string' && database !== '' ? { 'db.namespace': database } : {}),
+  ...(typeof host === 'string' && host !== '' ? { 'server.address': host } : {}),
+  ...(typeof port === 'number' ? { 'server.port': port } : {}),
+})
+
+/**
+ * Ends a statement's span: on failure with the SQLSTATE (`db.response.status_code`) and `error.type`; with
+ * where it ran (`on`) when the span began before a connection was chosen (a creation queued for a batch).
+ */
+export const endStatementSpan = (
+  span: Span | undefined,
+  error: unknown,
+  batchSize?: number,
+  on?: SpanTarget,
+): void => {
   if (span === undefined) return
+  if (on !== undefined) span.setAttributes(targetAttributes(on))
   if (batchSize !== undefined && batchSize > 1) span.setAttribute('db.operation.batch.size', batchSize)
   if (error !== undefined && error !== null) {
     const sqlstate = sqlstateOf(error)

@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { asError } from './as-error.js'
+import type { SpanTarget } from './statement-spans.js'
 
 /**
  * A request-path statement, made once: its SQL, its columns in order, and how a row of text fields becomes a
@@ -38,7 +39,8 @@ type Connection = {
 type Field = { readonly name: string }
 
 /** Ends a run: with the error it failed with, else with its rows. */
-export type RunDone<Row> = (error: Error | undefined, rows: Array<Row>) => void
+/** The end of a statement: its error or rows, and the connection it ran on when there was one. */
+export type RunDone<Row> = (error: Error | undefined, rows: Array<Row>, on?: SpanTarget) => void
 
 /** Runs a statement of the request path; calls `done` once, with the error or the decoded rows. */
 export type RunPrepared = <Row>(

@@ -7,6 +7,7 @@ import {
   startStatementSpan,
   type RunPrepared,
   type RunPreparedAfter,
+  type SpanTarget,
   type Statement,
 } from '../runner/index.js'
 
@@ -62,9 +63,13 @@ type Waiting = {
  */
 export const carry = (statement: Statement<unknown>): Span | undefined => startStatementSpan(statement, {})
 
-/** Ends the spans of a batch's creations, with the batch's error if it failed. */
-export const delivered = (batch: ReadonlyArray<{ readonly span: Span | undefined }>, error: unknown) => {
-  for (const { span } of batch) endStatementSpan(span, error, batch.length)
+/** Ends the spans of a batch's creations, with the batch's error if it failed, and where it ran. */
+export const delivered = (
+  batch: ReadonlyArray<{ readonly span: Span | undefined }>,
+  error: unknown,
+  on?: SpanTarget,
+) => {
+  for (const { span } of batch) endStatementSpan(span, error, batch.length, on)
 }
 
 /** Adds pets, each creation answered with its pet or the error of the insert that carried it. */
@@ -122,8 +127,8 @@ export const batchPetInserts = (
   const enqueue = batchStatements<Waiting>(MAX_INSERT_BATCH, (batch, ended, waiting) => {
     const claim = live ?? randomUUID()
     const values = [lockTimeout, asJson(batch), slot, claim, randomUUID(), lifetime]
-    const done = (error: Error | undefined, rows: Array<Pet>) => {
-      delivered(batch, error)
+    const done = (error: Error | undefined, rows: Array<Pet>, on?: SpanTarget) => {
+      delivered(batch, error, on)
       live = error === undefined && rows.length > 0 ? values[4]! : undefined
       if (error !== undefined) for (const w of batch) w.fail(error)
       else answer(batch, rows)
@@ -149,8 +154,8 @@ export const batchPetInsertsAlone = (
   lockTimeout: string,
 ): PetInserts => {
   const enqueue = batchStatements<Waiting>(MAX_INSERT_BATCH, (batch, ended) =>
-    run(insert, [lockTimeout, asJson(batch)], (error, rows) => {
-      delivered(batch, error)
+    run(insert, [lockTimeout, asJson(batch)], (error, rows, on) => {
+      delivered(batch, error, on)
       ended()
       if (error !== undefined) for (const w of batch) w.fail(error)
       else answer(batch, rows)

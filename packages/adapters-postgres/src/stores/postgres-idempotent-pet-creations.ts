@@ -10,6 +10,7 @@ import {
   type PostgresHandle,
   reportAs,
   sqlstateOf,
+  type SpanTarget,
   type Statement,
   storeCall,
   tryStore,
@@ -131,8 +132,8 @@ export const createPostgresIdempotentPetCreations = (
       const first = batch[0]!.creation
       const at = byRequest ? first.at.toISOString() : null
       const values = [asJson(batch), at, String(windowOf(first)), lockTimeoutMs]
-      const answered = (error: Error | undefined, rows: ReadonlyArray<Row>) => {
-        delivered(batch, error)
+      const answered = (error: Error | undefined, rows: ReadonlyArray<Row>, on?: SpanTarget) => {
+        delivered(batch, error, on)
         ended()
         const endings = error === undefined ? endingsOf(batch, rows) : undefined
         batch.forEach((w, i) => {
@@ -150,11 +151,11 @@ export const createPostgresIdempotentPetCreations = (
         [slot, intent, lifetime],
         createOnce,
         [...values, slot, intent],
-        (error, rows) => {
+        (error, rows, on) => {
           // A read-only store takes no intent: the batch still answers its replays, and the
           // creations that need a write are `read_only`.
           if (sqlstateOf(error) === '25006') runPrepared(createOnce, [...values, null, null], answered)
-          else answered(error, rows)
+          else answered(error, rows, on)
         },
       )
     },
