@@ -1,4 +1,3 @@
-import { ConnectionStringError, parseConnectionTargets } from '@pets/adapters-postgres/connection-string'
 import { clientAddressFinder, type TrustedProxies } from '@pets/adapters-http'
 import * as t from 'io-ts'
 import { isIP } from 'node:net'
@@ -56,70 +55,6 @@ export const rate = new t.Type<number, string, unknown>(
           c,
           'must be a number of requests per second above 0 and at most 1000000, such as 10 or 0.5',
         )
-  },
-  String,
-)
-
-// An absolute http or https URL without query or fragment, parsed; undefined for anything else.
-const plainHttpUrl = (u: unknown): URL | undefined => {
-  const url = typeof u === 'string' && URL.canParse(u) ? new URL(u) : undefined
-  return url !== undefined &&
-    (url.protocol === 'http:' || url.protocol === 'https:') &&
-    !url.search &&
-    !url.hash
-    ? url
-    : undefined
-}
-
-// A string codec whose value is kept as given when `fits` the URL it parses to.
-const urlCodec = (name: string, fits: (url: URL) => boolean, expected: string) =>
-  new t.Type<string, string, unknown>(
-    name,
-    (u): u is string => typeof u === 'string',
-    (u, c) => {
-      const url = plainHttpUrl(u)
-      return url !== undefined && fits(url) ? t.success(u as string) : t.failure(u, c, expected)
-    },
-    String,
-  )
-
-/** An absolute http or https URL without query or fragment. */
-export const httpUrl = urlCodec(
-  'URL',
-  () => true,
-  'must be an absolute http or https URL without query or fragment',
-)
-
-/**
- * Where clients reach the API (interface.md: a base URL whose path ends in the version segment `v1`): an
- * http or https URL without query, fragment or credentials, which would otherwise go out in every
- * `Location` and `Link` (RFC 9110, 4.2.4: never userinfo in an http URI a sender writes).
- */
-export const publicBaseUrl = urlCodec(
-  'PublicBaseUrl',
-  (url) =>
-    url.username === '' && url.password === '' && url.pathname.replace(/(?<!\/)\/+$/, '').endsWith('/v1'),
-  'must be an absolute http or https URL whose path ends in /v1, without query, fragment, user or password, ' +
-    'such as https://api.example.com/v1',
-)
-
-/**
- * A postgres:// or postgresql:// connection URI, read as the storage will read it (libpq's, several hosts
- * too): a parameter it cannot honour is refused here, by name, before anything starts.
- */
-export const postgresUrl = new t.Type<string, string, unknown>(
-  'PostgresURL',
-  (u): u is string => typeof u === 'string',
-  (u, c) => {
-    if (typeof u !== 'string' || !/^postgres(ql)?:\/\//.test(u))
-      return t.failure(u, c, 'must be a postgres:// or postgresql:// connection URL')
-    try {
-      parseConnectionTargets(u, { defaultTargetSessionAttrs: 'any' })
-      return t.success(u)
-    } catch (error) {
-      if (!(error instanceof ConnectionStringError)) throw error
-      return t.failure(u, c, `is refused: ${error.problem}`)
-    }
   },
   String,
 )

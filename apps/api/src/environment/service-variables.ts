@@ -1,5 +1,6 @@
 import { APP_ENVS, LOG_LEVELS } from './app-config.js'
-import { integer, oneOf, publicBaseUrl } from './codecs.js'
+import { integer, oneOf } from './codecs.js'
+import { publicBaseUrl } from './url-codecs.js'
 import { calendarInstant, listenHost } from './host-and-clock-codecs.js'
 import { storageKind } from './storage-variables.js'
 import { optional, variable } from './variable.js'

@@ -1,4 +1,5 @@
-import { boolean, integer, oneOf, postgresUrl } from './codecs.js'
+import { boolean, integer, oneOf } from './codecs.js'
+import { postgresUrl } from './url-codecs.js'
 import { optional, variable, type Get } from './variable.js'
 
 /** DATABASE_URL: where pets and stored keys live. */

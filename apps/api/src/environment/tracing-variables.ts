@@ -1,6 +1,7 @@
 import * as t from 'io-ts'
 import { TRACES_SAMPLERS, type TracingConfig } from './app-config.js'
-import { httpUrl, oneOf } from './codecs.js'
+import { oneOf } from './codecs.js'
+import { httpUrl } from './url-codecs.js'
 import { optional, variable, type Get } from './variable.js'
 
 // The OpenTelemetry variables the service reads itself, named and meant as the specification has them
