@@ -1,7 +1,8 @@
-import { ServerResponse, type IncomingMessage, type Server } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { answerClientError } from './answer-client-error.js'
+import { answerAndClose } from './answer-and-close.js'
 import { handRefusalToApp } from './refused-request.js'
 
 /** What serves a request: an app's `callback()`, or whatever hands requests to it. */
@@ -38,13 +39,6 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
     // Node took its own listeners off the socket as it handed it over: an error must not end the process.
     socket.on('error', () => socket.destroy())
     socket.setTimeout(CONNECT_ANSWER_MS, () => socket.destroy())
-    const res = new ServerResponse(req)
-    res.shouldKeepAlive = false
-    res.assignSocket(socket)
-    res.on('finish', () => {
-      res.detachSocket(socket)
-      socket.end()
-    })
-    handle(req, res)
+    answerAndClose(req, socket, handle)
   })
 }

@@ -1,9 +1,8 @@
-import { IncomingMessage, METHODS, ServerResponse } from 'node:http'
+import { IncomingMessage, METHODS, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { refusalReason } from './answer-client-error.js'
-
-type Handle = (req: IncomingMessage, res: ServerResponse) => void
+import { answerAndClose } from './answer-and-close.js'
 
 // What node's parser refused, by the request made to stand for it (serveRequests answers it 400).
 const refusals = new WeakMap<IncomingMessage, string>()
@@ -40,7 +39,7 @@ const requestLineOf = (raw: unknown): { readonly method: string; readonly target
 export const handRefusalToApp = (
   error: Error & { code?: string; rawPacket?: unknown },
   stream: Duplex,
-  handle: Handle,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
 ): boolean => {
   const socket = stream as Socket & { _httpMessage?: unknown }
   if (
@@ -55,14 +54,6 @@ export const handRefusalToApp = (
   req.complete = true
   req.push(null)
   refusals.set(req, refusalReason(error))
-  const res = new ServerResponse(req)
-  res.shouldKeepAlive = false
-  res.assignSocket(socket)
-  res.on('finish', () => {
-    res.detachSocket(socket)
-    socket.end()
-    socket.destroySoon()
-  })
-  handle(req, res)
+  answerAndClose(req, socket, handle)
   return true
 }
