@@ -22,7 +22,9 @@ export const APP_ANSWERS_EVERY_REQUEST = { requireHostHeader: false } as const
  * every answer is an Error body with `X-Request-Id`; under /v1, 401 comes first):
  * - a request its parser refuses (too large, malformed, slow): handed to `handle` as a request of its own,
  *   which serveRequests answers 400 with an Error body, logged and counted as any (refused-request.ts); when
- *   the app already has it, or cannot have it, answerClientError answers on the socket;
+ *   the app already has it, or cannot have it, answerClientError answers on the socket; a method it does not
+ *   know is answered by the app as any method it does not serve (401, 404 or 405), its head read from the
+ *   refused bytes (refused-head.ts);
  * - an `Expect` other than `100-continue` (node's 417, without a body): the expectation is ignored, as RFC
  *   9110 section 10.1.1 allows (a server MAY answer 417), and the request is served like any other;
  * - a `CONNECT` (node closes its connection without a word): answered as any method the app does not serve

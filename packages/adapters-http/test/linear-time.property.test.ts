@@ -16,6 +16,7 @@ import { isHostValue } from '../src/header-lines.js'
 import { idempotencyKeyOf } from '../src/idempotency-key-header.js'
 import { memberIsSafeInteger } from '../src/integer-text.js'
 import { parseQuery } from '../src/parse-query.js'
+import { readRefusedHead } from '../src/refused-head.js'
 import { MAX_BODY_BYTES, readJsonBody } from '../src/read-json-body.js'
 import { requestFingerprint } from '../src/request-fingerprint.js'
 import { requestIdOf } from '../src/request-id.js'
@@ -282,6 +283,45 @@ const urls = stringCases(
     Buffer.byteLength(url) <= 4096 ? { admitted: true, status: 404 } : { admitted: false, status: 400 },
 )
 
+// The head of a request refused for its method, read without node's 16 KiB bound so that the long run is read.
+const refusedHead = (text: string) => readRefusedHead(Buffer.from(text, 'latin1'), Number.POSITIVE_INFINITY)
+const refusedHeads = [
+  ...stringCases(
+    "a refused head's target",
+    ['a', '%', '/'],
+    (run) => `FOO /${run} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    refusedHead,
+    (text) => expect.objectContaining({ target: text.slice(4, text.indexOf(' HTTP/')) }),
+  ),
+  ...stringCases(
+    "a refused head's header value",
+    ['a', ' ', '\t', ':'],
+    (run) => `FOO / HTTP/1.1\r\nX-A: v${run}v\r\n\r\n`,
+    refusedHead,
+    (text) => expect.objectContaining({ rawHeaders: ['X-A', text.slice(21, -4)] }),
+  ),
+  ...stringCases(
+    "a refused head's lines",
+    ['X-A: a\r\n', 'Cookie: c\r\n', 'Host: h\r\n'],
+    (run) => `FOO / HTTP/1.1\r\n${run}\r\n`,
+    refusedHead,
+    (text) =>
+      expect.objectContaining({
+        rawHeaders: text
+          .slice(16, -4)
+          .split('\r\n')
+          .flatMap((line) => line.split(': ')),
+      }),
+  ),
+  ...stringCases(
+    'a refused head without its end',
+    [' ', 'F', '\r\n'],
+    (run) => `FOO${run}`,
+    refusedHead,
+    () => undefined,
+  ),
+]
+
 const match = compileRoutes('/v1', ROUTES, (operationId) => operationId)
 const routed = (path: string) => {
   const found = match(path)
@@ -395,6 +435,7 @@ const DECODERS: ReadonlyArray<readonly [string, ReadonlyArray<Hostile>]> = [
   ['requestIdOf (request-id.ts)', requestIds],
   ['admitUrlLength (bound-url.ts)', urls],
   ['isHostValue (header-lines.ts)', hosts],
+  ['readRefusedHead (refused-head.ts)', refusedHeads],
   ['compileRoutes and decodePetId (dispatch.ts, codecs.ts)', paths],
   ['clientAddressFinder and addressBucketOf (client-address.ts)', clients],
   ['decodeNewPet and requestFingerprint (createPet)', pets],

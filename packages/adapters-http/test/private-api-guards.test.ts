@@ -162,3 +162,47 @@ describe(`node's http internals read by read-body-bytes.ts and answer-client-err
     ).toBe(true)
   })
 })
+
+describe(`node's clientError for a method it does not know, read by refused-request.ts (${NODE})`, () => {
+  type Refusal = { code?: string; rawPacket?: unknown; bytesParsed?: unknown }
+  const HEAD = 'FOO /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n\r\n'
+  const HINT = 'refused-request.ts answers such a request by reading its head from the refusal'
+
+  // The refusals node reports for HEAD, then for a chunk sent after it on the same connection (refused again:
+  // strangers.test.ts holds that they do not write over the app's answer).
+  const refusalsOf = async (): Promise<Array<Refusal>> => {
+    const refusals: Array<Refusal> = []
+    const server = createServer(() => {})
+    server.on('clientError', (error: Refusal) => void refusals.push(error))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => {
+      socket.write(HEAD)
+      setTimeout(() => socket.write('body'), 50)
+    })
+    socket.on('error', () => {})
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    socket.destroy()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    return refusals
+  }
+
+  it('refuses it as HPE_INVALID_METHOD, with the whole packet and where in its first word it stopped', async () => {
+    const [first] = await refusalsOf()
+    expect(
+      first?.code,
+      `${NODE}: a method outside node's list is no longer refused as HPE_INVALID_METHOD; if node now serves it, ` +
+        'its name reaches the metrics as a label: map unknown methods to _OTHER where requests are observed, and ' +
+        `drop the reading of refused heads (${HINT})`,
+    ).toBe('HPE_INVALID_METHOD')
+    expect(
+      Buffer.isBuffer(first?.rawPacket) ? first.rawPacket.toString('latin1') : first?.rawPacket,
+      `${NODE}: the refusal's rawPacket is no longer the packet it refused; ${HINT}`,
+    ).toBe(HEAD)
+    expect(
+      typeof first?.bytesParsed === 'number' && first.bytesParsed < 3,
+      `${NODE}: the refusal's bytesParsed (${String(first?.bytesParsed)}) no longer says where in the method ` +
+        `the parser stopped; ${HINT}, where it starts`,
+    ).toBe(true)
+  })
+})

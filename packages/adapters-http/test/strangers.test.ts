@@ -285,6 +285,38 @@ describe('what a caller without a key, or a careless one, can make the service d
     },
   )
 
+  it.each([
+    ['FOO /v1/pets', '', 401, 'unauthorized'],
+    ['PURGEX /v1/pets', `Authorization: ${BEARER}\r\n`, 405, 'method_not_allowed'],
+    ["M!#$%&'*+-.^_`|~9 /v1/pets/7", `authorization: ${BEARER}\r\n`, 405, 'method_not_allowed'],
+    ['FOO /v1/nowhere', `Authorization: ${BEARER}\r\n`, 404, 'not_found'],
+    ['FOO /healthz', '', 405, 'method_not_allowed'],
+    ['FOO /v1/pets', `Authorization: ${BEARER}\r\nAuthorization: ${BEARER}\r\n`, 401, 'unauthorized'],
+  ])(
+    'answers %s (%s), a method node does not know, %i as any method the app does not serve, then closes',
+    async (line, key, status, code) => {
+      const answer = await raw(app.port, `${line} HTTP/1.1\r\nHost: x\r\n${key}Content-Length: 0\r\n\r\n`)
+      expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
+      expect(headOf(answer)).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
+      expect(headOf(answer)).toContain('connection: close')
+      if (status === 401) expect(headOf(answer)).toContain('www-authenticate: bearer')
+      if (line.includes('/v1/pets/')) expect(headOf(answer)).toContain('allow: get, head\r\n')
+      else if (status === 405) expect(headOf(answer)).toMatch(/allow: get, head(, post)?\r\n/)
+      expect(bodyOf(answer)).toMatchObject({ code, status })
+    },
+  )
+
+  it('reads the head of a method node does not know as node would: the request id, no Host, HTTP/1.0', async () => {
+    const id = await raw(app.port, 'FOO /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: mine-1\r\n\r\n')
+    expect(headOf(id)).toContain('\r\nx-request-id: mine-1\r\n')
+    const noHost = await raw(app.port, 'FOO /v1/pets HTTP/1.1\r\n\r\n')
+    expect(bodyOf(noHost)).toMatchObject({
+      code: 'validation_failed',
+      message: expect.stringContaining('Host'),
+    })
+    expect(await raw(app.port, 'FOO /v1/pets HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 401 /)
+  })
+
   it('answers a body that ends early with 400, never 500', async () => {
     const answer = await raw(
       app.port,
@@ -436,7 +468,8 @@ describe("requests node's parser refuses", () => {
     })
     try {
       const sent = [
-        'FOO /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n',
+        // A method node does not know, with a head that is not HTTP/1.1 either (a folded line).
+        'FOO /v1/pets HTTP/1.1\r\nHost: x\r\nX-A: a\r\n folded\r\n\r\n',
         `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
         'HEAD /docs HTTP/1.2\r\nHost: x\r\n\r\n',
       ]
@@ -463,6 +496,65 @@ describe("requests node's parser refuses", () => {
       expect(logger.lines.filter((l) => l.message === 'request').map((l) => l.fields['requestId'])).toEqual(
         ids,
       )
+    } finally {
+      await served.close()
+    }
+  })
+})
+
+describe('a method node does not know, with a body', () => {
+  it('gets the answer of the app alone, though its body comes while the key is looked up', async () => {
+    const app = memoryApp()
+    const { authenticator } = app.options
+    // A store that takes its time, as PostgreSQL may: the body's bytes arrive before the answer.
+    const slow: Authenticator = {
+      authenticate: (key) => () =>
+        new Promise((resolve) => setTimeout(() => void authenticator.authenticate(key)().then(resolve), 300)),
+    }
+    const served = await serveApp({ ...app.options, authenticator: slow })
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(served.port, '127.0.0.1', () => {
+          socket.write(
+            `FOO /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Length: 10\r\n\r\n`,
+          )
+          setTimeout(() => socket.write('hello'), 50)
+          setTimeout(() => socket.write('world'), 100)
+        })
+        let text = ''
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+        socket.on('end', () => resolve(text))
+        socket.on('error', reject)
+      })
+      // One answer, the app's: no 400 of node's parser, which refuses the body's bytes too, written before it.
+      expect(answer).toMatch(/^HTTP\/1\.1 405 /)
+      expect(answer.match(/HTTP\/1\.1 /g)).toHaveLength(1)
+    } finally {
+      await served.close()
+    }
+  })
+})
+
+describe('a method node does not know, with a large body', () => {
+  it('gets its answer whole, never a reset, while the body is still being sent', async () => {
+    const served = await serveApp(memoryApp().options)
+    try {
+      for (let round = 0; round < 5; round++) {
+        const body = Buffer.alloc(1024 * 1024, 0x61)
+        const answer = await new Promise<string>((resolve, reject) => {
+          const socket = connect(served.port, '127.0.0.1', () => {
+            socket.write(`FOO /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n`)
+            socket.write(body)
+          })
+          let text = ''
+          socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+          socket.on('end', () => resolve(text))
+          socket.on('error', (error) =>
+            reject(new Error(`after ${JSON.stringify(text.slice(0, 20))}: ${error.message}`)),
+          )
+        })
+        expect(answer).toMatch(/^HTTP\/1\.1 401 /)
+      }
     } finally {
       await served.close()
     }

@@ -1,0 +1,104 @@
+/** The head of a request whose method node's parser does not know, read as node would have read it. */
+export type RefusedHead = {
+  readonly target: string
+  readonly httpVersionMinor: 0 | 1
+  readonly headers: Record<string, string>
+  readonly rawHeaders: ReadonlyArray<string>
+}
+
+/** node's default `maxHeaderSize`: a head that has not ended within it would be refused as too large. */
+export const MAX_HEAD_BYTES = 16 * 1024
+
+// tchar of RFC 9110 5.6.2: letters, digits and !#$%&'*+-.^_`|~
+const TCHAR = new Uint8Array(128)
+for (const code of Buffer.from(
+  "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+))
+  TCHAR[code] = 1
+const isToken = (text: string): boolean => {
+  if (text === '') return false
+  for (let i = 0; i < text.length; i++) if (TCHAR[text.charCodeAt(i)] !== 1) return false
+  return true
+}
+// A field value of RFC 9110 5.5: visible characters, obs-text, spaces and tabs; no CR, LF or NUL.
+const isFieldValue = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x20 ? code !== 0x09 : code === 0x7f) return false
+  }
+  return true
+}
+const isTarget = (text: string): boolean => {
+  if (text === '') return false
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code <= 0x20 || code >= 0x7f) return false
+  }
+  return true
+}
+const isWhite = (code: number) => code === 0x20 || code === 0x09
+const trimWhite = (text: string): string => {
+  let start = 0
+  let end = text.length
+  while (start < end && isWhite(text.charCodeAt(start))) start++
+  while (end > start && isWhite(text.charCodeAt(end - 1))) end--
+  return text.slice(start, end)
+}
+
+// As node's IncomingMessage joins a header sent on several lines: these keep their first line,
+// `cookie` joins with `; `, every other with `, ` (set-cookie is a response's, never a request's).
+const FIRST_ONLY = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+])
+
+/**
+ * Reads the head (request line and header lines) at the start of `raw`, the bytes node's parser refused
+ * for their method (`HPE_INVALID_METHOD`: llhttp knows a fixed list of methods, RFC 9110 allows any
+ * token). Undefined unless the head is whole within `maxBytes` and well formed by RFC 9112: a token, a target
+ * of visible ASCII, HTTP/1.0 or 1.1, `name: value` lines without folding. One pass over each line, no
+ * regular expression: the input is a stranger's.
+ */
+export const readRefusedHead = (raw: Buffer, maxBytes = MAX_HEAD_BYTES): RefusedHead | undefined => {
+  const end = raw.subarray(0, maxBytes).indexOf('\r\n\r\n')
+  if (end < 0) return undefined
+  const lines = raw.subarray(0, end).toString('latin1').split('\r\n')
+  const requestLine = lines[0]!.split(' ')
+  if (requestLine.length !== 3) return undefined
+  const [method = '', target = '', version] = requestLine
+  if (!isToken(method) || !isTarget(target)) return undefined
+  if (version !== 'HTTP/1.1' && version !== 'HTTP/1.0') return undefined
+  // Without a prototype, as node's own: a header named `__proto__` is a header like any other.
+  const headers: Record<string, string> = Object.create(null)
+  const rawHeaders: Array<string> = []
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!
+    const colon = line.indexOf(':')
+    const name = line.slice(0, colon)
+    if (colon < 0 || !isToken(name)) return undefined
+    const value = trimWhite(line.slice(colon + 1))
+    if (!isFieldValue(value)) return undefined
+    rawHeaders.push(name, value)
+    const key = name.toLowerCase()
+    const before = headers[key]
+    if (before === undefined) headers[key] = value
+    else if (!FIRST_ONLY.has(key)) headers[key] = `${before}${key === 'cookie' ? '; ' : ', '}${value}`
+  }
+  return { target, httpVersionMinor: version === 'HTTP/1.1' ? 1 : 0, headers, rawHeaders }
+}
