@@ -44,8 +44,8 @@ export {
   createPostgresStorage,
   type PostgresStorage,
   type PostgresStorageOptions,
-  type StorageLog,
 } from './postgres-storage.js'
+export type { StorageLog } from './storage-log.js'
 export {
   DatabaseEncodingError,
   migrateToLatest,

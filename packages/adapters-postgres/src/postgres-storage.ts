@@ -6,23 +6,16 @@ import {
   describeFacts,
   ListenUnheardError,
   type ConnectionFacts,
-  type OnUnavailable,
   type PoolerMode,
   type PostgresDatabaseOptions,
 } from './runner/index.js'
 import { migrateToLatest } from './migrate-to-latest.js'
+import { logUnavailable, type StorageLog } from './storage-log.js'
 import { createPostgresApiKeyStore, type PostgresApiKeyStore } from './stores/postgres-api-key-store.js'
 import { createPostgresApiKeyUsageLog } from './stores/postgres-api-key-usage-log.js'
 import { createPostgresIdempotentPetCreations } from './stores/postgres-idempotent-pet-creations.js'
 import { createPostgresPetRepository } from './stores/postgres-pet-repository.js'
 import { createPostgresStoreHealth } from './stores/postgres-store-health.js'
-
-/** A line for the host's log: its level, its message, and fields. */
-export type StorageLog = (
-  level: 'info' | 'warn' | 'error',
-  message: string,
-  fields?: Readonly<Record<string, unknown>>,
-) => void
 
 /** Everything createPostgresStorage needs: plain values and callbacks, nothing of the host's. */
 export type PostgresStorageOptions = Pick<
@@ -70,7 +63,8 @@ export type PostgresStorage = Storage & {
 
 /**
  * The whole storage on PostgreSQL: one pool on `url` for every port; the LISTEN connection and migrations on
- * `directUrl` (else `url`). Each call answered StoreUnavailable is logged once at `warn`.
+ * `directUrl` (else `url`). Each call answered StoreUnavailable is logged once at `warn`: a request's as the 503 it
+ * answered, background work's as tried again later.
  */
 export const createPostgresStorage = (options: PostgresStorageOptions): PostgresStorage => {
   const log: StorageLog = options.log ?? (() => {})
@@ -98,13 +92,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
     onError: (error) => log('warn', 'a PostgreSQL connection broke; the pool replaces it', { err: error }),
   })
   const { db } = database
-  const onUnavailable: OnUnavailable = ({ operation, sqlstate, retried, error }) =>
-    log('warn', 'PostgreSQL cannot serve this call now: answered 503 unavailable', {
-      operation,
-      sqlstate: sqlstate ?? null,
-      retried,
-      err: error,
-    })
+  const onUnavailable = logUnavailable(log)
   // The adapters repeat the pool's lock timeout inside their writes by themselves.
   const adapterOptions = { onUnavailable }
   const apiKeys = createPostgresApiKeyStore(db, {

@@ -1,4 +1,5 @@
-import type { ApiKeyName } from '@pets/domain'
+import type { ApiKeyId, ApiKeyName, PetId } from '@pets/domain'
+import * as E from 'fp-ts/lib/Either.js'
 import { describeStorageContract, run } from '@pets/domain/testing'
 import * as O from 'fp-ts/lib/Option.js'
 import { afterAll, describe, expect, inject, it } from 'vitest'
@@ -67,6 +68,44 @@ describe("the PostgreSQL storage's authenticator", () => {
     } finally {
       await storage.close()
       await fresh.close()
+    }
+  })
+})
+
+describe("the PostgreSQL storage's lines for calls it cannot serve", () => {
+  it("say 503 for a request's call, and tried again later for background work, which answers no request", async () => {
+    const lines: Array<{ message: string; operation: unknown }> = []
+    // A port where nothing listens: every call is unavailable at once.
+    const storage = createPostgresStorage({
+      url: 'postgres://postgres@127.0.0.1:1/test',
+      connectionTimeoutMs: 1_000,
+      log: (_level, message, fields) => void lines.push({ message, operation: fields?.['operation'] }),
+    })
+    try {
+      const calls = [
+        storage.pets.findById(1 as PetId),
+        storage.usageLog.add([
+          { keyId: 'k' as ApiKeyId, operation: 'listPets', calls: 1, lastCalledAt: new Date() },
+        ]),
+        storage.creations.removeExpired(new Date()),
+      ]
+      for (const call of calls) expect(E.isLeft(await call())).toBe(true)
+      expect(lines.filter((line) => line.operation !== undefined)).toEqual([
+        {
+          operation: 'pets.findById',
+          message: 'PostgreSQL cannot serve this call now: answered 503 unavailable',
+        },
+        {
+          operation: 'usageLog.add',
+          message: 'PostgreSQL cannot serve this call now: background work, tried again later',
+        },
+        {
+          operation: 'creations.removeExpired',
+          message: 'PostgreSQL cannot serve this call now: background work, tried again later',
+        },
+      ])
+    } finally {
+      await storage.close()
     }
   })
 })
