@@ -13,6 +13,15 @@ const REASONS: ReadonlyMap<string, string> = new Map([
 export const refusalReason = (error: { readonly code?: string }): string =>
   REASONS.get(error.code ?? '') ?? 'The request is not valid HTTP/1.1.'
 
+// The responses of requests the app had whose rest node's parser refused, answered 400 here on the socket.
+const answeredHere = new WeakSet<object>()
+
+/**
+ * Whether answerClientError answered 400 for this response's request (its body broke node's parser, or ended
+ * early): the client got that 400, though the response itself never went out and is destroyed.
+ */
+export const answeredOnSocket = (res: object): boolean => answeredHere.has(res)
+
 /**
  * A node:http `clientError` listener: a request the parser refuses (too large, malformed, slow) gets a
  * 400 Error body with a request id, then the connection closes. CONTRACT has no 408 or 431 code.
@@ -30,6 +39,7 @@ export const answerClientError = (
     socket.destroy()
     return
   }
+  if (answering !== undefined && answering !== null) answeredHere.add(answering)
   const reason = refusalReason(error)
   // A request the app already had (its body broke the parser): the id its answer and log line carry.
   const given = answering?.getHeader?.('x-request-id')

@@ -5,6 +5,7 @@ import { isHostValue, sentMoreThanOnce } from './header-lines.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import type { HttpLogger } from './logger.js'
+import { answeredOnSocket } from './answer-client-error.js'
 import { clientAddressFinder } from './client-address.js'
 import { lingerAfterAnswer } from './linger.js'
 import { observeRequests } from './observe-requests.js'
@@ -145,7 +146,12 @@ export const serveRequests = ({
         sendProblem(ctx, INTERNAL_ERROR)
       }
     }
-    const aborted = clientGone(ctx)
+    let aborted = clientGone(ctx)
+    // Not gone: node's parser refused the rest of the request and answerClientError answered it 400 on the socket.
+    if (aborted && answeredOnSocket(ctx.res)) {
+      aborted = false
+      ctx.status = 400
+    }
     if (!aborted && bodyLeftUnread(ctx.req)) {
       ctx.set('Connection', 'close')
       lingerAfterAnswer(ctx.res)

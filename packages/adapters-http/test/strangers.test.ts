@@ -502,6 +502,34 @@ describe("requests node's parser refuses", () => {
   })
 })
 
+describe('a body that ends early, its client half-closed', () => {
+  it("is logged and counted as the 400 that node's parser refusal made, with that answer's id, not as gone", async () => {
+    const logger = recordingLogger()
+    const seen: Array<ObservedRequest> = []
+    const served = await serveApp({
+      ...memoryApp().options,
+      logger,
+      operations: { observe: (request) => void seen.push(request) },
+    })
+    try {
+      const answer = await raw(
+        served.port,
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"Rex"',
+        { endAfterWrite: true },
+      )
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+      const id = /\r\nX-Request-Id: ([^\r]+)\r\n/i.exec(answer)![1]
+      await expect.poll(() => seen.length).toBe(1)
+      expect(seen[0]).toMatchObject({ requestId: id, status: 400, aborted: false, route: '/v1/pets' })
+      const line = logger.lines.find((l) => l.message === 'request')
+      expect(line?.fields).toMatchObject({ requestId: id, status: 400, aborted: false })
+    } finally {
+      await served.close()
+    }
+  })
+})
+
 describe('a method node does not know, with a body', () => {
   it('gets the answer of the app alone, though its body comes while the key is looked up', async () => {
     const app = memoryApp()
