@@ -6,32 +6,8 @@ import { Agent, request } from 'node:http'
 import { createServer, type AddressInfo } from 'node:net'
 import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, inject, it } from 'vitest'
-import { MAIN, startTestService, type ChildService } from './support/test-service.js'
-
-const KEY = 'cluster-e2e-key-9b77d0'
-
-// A fresh connection each time, so that the primary's round robin spreads the requests.
-const get = (url: string, path: string): Promise<{ status: number; body: string }> =>
-  new Promise((resolve, reject) => {
-    const req = request(
-      `${url}${path}`,
-      { agent: false, headers: { Authorization: `Bearer ${KEY}` } },
-      (res) => {
-        let body = ''
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-      },
-    )
-    req.on('error', reject)
-    req.end()
-  })
-
-const lines = (svc: ChildService, msg: string) =>
-  svc
-    .output()
-    .split('\n')
-    .filter((line) => line.includes(`"msg":"${msg}"`))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
+import { CLUSTER_KEY as KEY, get, lines, startTwoWorkers as startCluster } from './support/cluster-service.js'
+import { MAIN } from './support/test-service.js'
 
 // The CPU time a process has used so far, in ms: utime and stime of /proc/<pid>/stat, in clock
 // ticks of 10 ms (USER_HZ is 100 on Linux). The name, field 2, may hold spaces: split after it.
@@ -73,22 +49,14 @@ const flood = async (url: string, path: string, connections: number, ms: number)
 
 describe('WEB_CONCURRENCY: several workers on one port', () => {
   const databases: Array<FreshDatabase> = []
-  const services: Array<ChildService> = []
+  const clusters: Array<() => Promise<void>> = []
   afterEach(async () => {
-    await Promise.all(services.splice(0).map((svc) => svc.stop('SIGKILL')))
+    await Promise.all(clusters.splice(0).map((close) => close()))
     await Promise.all(databases.splice(0).map((db) => db.close()))
   })
-  // The built service with two workers, on an empty database of its own.
   const startTwoWorkers = async () => {
-    const database = await openFreshDatabase(inject('postgres'), { empty: true })
-    databases.push(database)
-    const svc = await startTestService({
-      mode: 'child',
-      env: { DATABASE_URL: database.url, API_KEYS: KEY, WEB_CONCURRENCY: '2' },
-      listening: 2,
-      timeoutMs: 20_000,
-    })
-    services.push(svc)
+    const { svc, close } = await startCluster()
+    clusters.push(close)
     return svc
   }
 
