@@ -1,32 +1,84 @@
 import type { MetricsPage } from '@pets/adapters-http'
 import cluster, { type Worker } from 'node:cluster'
-import { AggregatorRegistry, type Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
+import { clusterTotals, type MetricJson } from './cluster-totals.js'
 import { sharedAnswer } from './shared-check.js'
 
 const REQUEST = 'animal-store:metrics-request'
 const RESPONSE = 'animal-store:metrics-response'
+// The primary's questions to each worker, and their answers: the worker's registry as JSON.
+const COLLECT = 'animal-store:metrics-collect'
+const COLLECTED = 'animal-store:metrics-collected'
 const TIMEOUT_MS = 5_000
 // A scrape sees the workers' metrics as they were at most this long ago.
 const COLLECT_EVERY_MS = 1_000
 
 type MetricsResponse = { type: typeof RESPONSE; id: number; page?: MetricsPage; error?: string }
+type Collected = { type: typeof COLLECTED; id: number; metrics?: ReadonlyArray<MetricJson>; error?: string }
 
 /**
- * In the primary: answers a worker's request for every worker's metrics, summed by prom-client's
- * AggregatorRegistry over IPC; the workers are asked at most once a second, never twice at once.
+ * In the primary: answers a worker's request for every worker's metrics, aggregated by prom-client's
+ * AggregatorRegistry.aggregate with the totals of the workers that died (cluster-totals.ts); the workers
+ * are asked over IPC at most once a second, never twice at once. Not by AggregatorRegistry's own
+ * clusterMetrics(): its answers do not say which worker sent them, and it waits out a worker that died.
  */
 export const serveClusterMetrics = (): void => {
-  const aggregator = new AggregatorRegistry()
-  // Shared here, where every worker's scrapes meet: a collection makes each worker serialize its registry.
-  const collect = sharedAnswer(() => aggregator.clusterMetrics(), { everyMs: COLLECT_EVERY_MS })
-  cluster.on('message', (worker: Worker, message: { type?: unknown; id?: unknown }) => {
+  const totals = clusterTotals()
+  // The workers that listen: their registry is offered (clusterMetricsPage ran before they listened).
+  const serving = new Set<Worker>()
+  let next = 0
+  let round: { id: number; waiting: Set<Worker>; settle: (error?: Error) => void } | undefined
+  const answered = (worker: Worker) => {
+    if (round?.waiting.delete(worker) && round.waiting.size === 0) round.settle()
+  }
+  cluster.on('listening', (worker: Worker) => serving.add(worker))
+  cluster.on('exit', (worker: Worker) => {
+    serving.delete(worker)
+    // Before its totals are kept: a late answer of this round would make it live again.
+    answered(worker)
+    totals.exited(worker.id)
+  })
+  const ask = () =>
+    new Promise<void>((resolve, reject) => {
+      const id = next++
+      const waiting = new Set([...serving].filter((worker) => worker.isConnected()))
+      const timer = setTimeout(() => {
+        const late = [...waiting].map((worker) => worker.process.pid).join(', ')
+        settle(new Error(`workers ${late} did not send their metrics within ${TIMEOUT_MS} ms`))
+      }, TIMEOUT_MS)
+      const settle = (error?: Error) => {
+        clearTimeout(timer)
+        round = undefined
+        if (error === undefined) resolve()
+        else reject(error)
+      }
+      round = { id, waiting, settle }
+      if (waiting.size === 0) return settle()
+      for (const worker of waiting) worker.send({ type: COLLECT, id })
+    })
+  const collect = sharedAnswer(
+    async (): Promise<MetricsPage> => {
+      await ask()
+      const registry = totals.registry()
+      return { contentType: registry.contentType, body: await registry.metrics() }
+    },
+    { everyMs: COLLECT_EVERY_MS },
+  )
+  cluster.on('message', (worker: Worker, message: Partial<Collected> & { type?: unknown; id?: unknown }) => {
+    if (message.type === COLLECTED) {
+      if (round === undefined || message.id !== round.id || !round.waiting.has(worker)) return
+      if (message.error !== undefined || message.metrics === undefined)
+        return round.settle(new Error(message.error ?? 'a worker sent no metrics'))
+      totals.collected(worker.id, message.metrics)
+      return answered(worker)
+    }
     if (message.type !== REQUEST || typeof message.id !== 'number') return
     const id = message.id
     const reply = (fields: Omit<MetricsResponse, 'type' | 'id'>) => {
       if (worker.isConnected()) worker.send({ type: RESPONSE, id, ...fields })
     }
     collect().then(
-      (body) => reply({ page: { contentType: aggregator.contentType, body } }),
+      (page) => reply({ page }),
       (error: unknown) => reply({ error: error instanceof Error ? error.message : String(error) }),
     )
   })
@@ -34,15 +86,26 @@ export const serveClusterMetrics = (): void => {
 
 /** In a worker: offers `registry` to the primary; returns what /metrics serves, the whole cluster's. */
 export const clusterMetricsPage = (registry: Registry): (() => Promise<MetricsPage>) => {
-  // Its constructor makes this worker answer the primary's requests for its registry.
-  new AggregatorRegistry()
-  AggregatorRegistry.setRegistries([registry])
   let next = 0
   const waiting = new Map<number, (response: MetricsResponse) => void>()
-  process.on('message', (message: Partial<MetricsResponse>) => {
-    if (message.type === RESPONSE && typeof message.id === 'number')
-      waiting.get(message.id)?.(message as MetricsResponse)
-  })
+  const answer = (id: number, fields: Omit<Collected, 'type' | 'id'>) => {
+    if (process.connected) process.send?.({ type: COLLECTED, id, ...fields })
+  }
+  process.on(
+    'message',
+    (message: Partial<MetricsResponse | Collected> | { type: typeof COLLECT; id: number }) => {
+      if (typeof message.id !== 'number') return
+      const id = message.id
+      if (message.type === RESPONSE) waiting.get(id)?.(message as MetricsResponse)
+      // Answered here, not by AggregatorRegistry in the worker: the primary keeps each worker's answer.
+      // (getMetricsAsJSON's type says MetricType, an enum, for the string its JSON holds.)
+      if (message.type === COLLECT)
+        registry.getMetricsAsJSON().then(
+          (metrics) => answer(id, { metrics: metrics as unknown as ReadonlyArray<MetricJson> }),
+          (error: unknown) => answer(id, { error: error instanceof Error ? error.message : String(error) }),
+        )
+    },
+  )
   // The scrapes of this worker that come while it waits for the primary share that one wait: the
   // page comes over IPC once, not once each. No longer: the primary decides how old a page may be.
   const ask = () =>

@@ -1,0 +1,58 @@
+import { pollUntil } from '@pets/domain/testing'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterEach, describe, expect, it } from 'vitest'
+import { get, lines, startTwoWorkers } from './support/cluster-service.js'
+
+// The sum of every series of `name` on a page of the text format: `name{…} v` and `name v` lines.
+const total = (page: string, name: string): number =>
+  page
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
+
+const scrape = async (url: string) => {
+  const page = await get(url, '/metrics')
+  expect(page.status).toBe(200)
+  return {
+    at: performance.now(),
+    requests: total(page.body, 'http_requests_total'),
+    durations: total(page.body, 'http_request_duration_seconds_count'),
+    cpuSeconds: total(page.body, 'process_cpu_seconds_total'),
+  }
+}
+
+// The primary collects the workers' metrics at most once a second (cluster-metrics.ts): a scrape
+// this long after the last one is answered by a collection of its own, not by the last page.
+const COLLECTION_MS = 1_100
+
+describe("WEB_CONCURRENCY: the cluster's metrics when a worker dies", () => {
+  const clusters: Array<() => Promise<void>> = []
+  afterEach(async () => void (await Promise.all(clusters.splice(0).map((close) => close()))))
+
+  it('keeps the counters of a killed worker, so that no counter goes down', async () => {
+    const { svc, close } = await startTwoWorkers()
+    clusters.push(close)
+    const workers = () => new Set(lines(svc, 'request').map((l) => l['pid'] as number))
+    // Work for both, so that each has counted requests and spent CPU time a new worker has not.
+    for (let round = 0; round < 25; round++)
+      await Promise.all(Array.from({ length: 8 }, () => get(svc.url, '/v1/pets')))
+    await pollUntil('request lines from both workers', () => workers().size === 2, 5_000)
+
+    const before = await scrape(svc.url)
+    expect(before.requests).toBeGreaterThanOrEqual(200)
+    const [victim] = [...workers()] as [number]
+
+    process.kill(victim, 'SIGKILL')
+    await expect.poll(() => lines(svc, 'listening').length, { timeout: 20_000 }).toBe(3)
+    await sleep(Math.max(0, before.at + COLLECTION_MS - performance.now()))
+    for (let i = 0; i < 6; i++) expect((await get(svc.url, '/v1/pets')).status).toBe(200)
+
+    const after = await scrape(svc.url)
+    const figures = JSON.stringify({ before, after })
+    // Soft: a run names every defect at once.
+    // What the victim had counted by the last collection stays in the sum, and the six since are added.
+    expect.soft(after.requests, figures).toBeGreaterThanOrEqual(before.requests + 6)
+    expect.soft(after.durations, figures).toBeGreaterThanOrEqual(before.durations + 6)
+    expect.soft(after.cpuSeconds, figures).toBeGreaterThanOrEqual(before.cpuSeconds)
+  })
+})
