@@ -37,6 +37,17 @@ const cumulativePart = (metric: MetricJson): MetricJson | undefined => {
   return undefined
 }
 
+// Values of one process that prom-client's default metrics leave to 'sum', though a sum of them
+// means nothing: the cluster shows the lowest, the limit a worker meets first. (Its defaults set the
+// others themselves: process_start_time_seconds 'omit', nodejs_version_info 'first', the event
+// loop's lag 'average', 'min' and 'max'.)
+const PER_PROCESS: Readonly<Record<string, Aggregator>> = { process_max_fds: 'min' }
+
+const perProcess = (metric: MetricJson): MetricJson => {
+  const aggregator = PER_PROCESS[metric.name]
+  return aggregator === undefined ? metric : { ...metric, aggregator }
+}
+
 /**
  * The cluster's metrics, whose counters never go down while the primary lives: when a worker exits,
  * the totals of its last collected answer (counters, and histograms' and summaries' buckets, _sum
@@ -68,7 +79,7 @@ export const clusterTotals = (): ClusterTotals => {
       )
   }
   return {
-    collected: (worker, metrics) => void live.set(worker, metrics),
+    collected: (worker, metrics) => void live.set(worker, metrics.map(perProcess)),
     exited: (worker) => {
       const last = live.get(worker)
       live.delete(worker)

@@ -1,4 +1,5 @@
 import { pollUntil } from '@pets/domain/testing'
+import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { get, lines, startTwoWorkers } from './support/cluster-service.js'
@@ -10,6 +11,14 @@ const total = (page: string, name: string): number =>
     .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
 
+// The limit prom-client's process_max_fds reads: the soft "Max open files" of /proc/<pid>/limits.
+const maxFds = (pid: number): number => {
+  const line = readFileSync(`/proc/${pid}/limits`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'))!
+  return Number(line.split(/ {2,}/)[1])
+}
+
 const scrape = async (url: string) => {
   const page = await get(url, '/metrics')
   expect(page.status).toBe(200)
@@ -18,6 +27,7 @@ const scrape = async (url: string) => {
     requests: total(page.body, 'http_requests_total'),
     durations: total(page.body, 'http_request_duration_seconds_count'),
     cpuSeconds: total(page.body, 'process_cpu_seconds_total'),
+    maxFds: total(page.body, 'process_max_fds'),
   }
 }
 
@@ -29,7 +39,7 @@ describe("WEB_CONCURRENCY: the cluster's metrics when a worker dies", () => {
   const clusters: Array<() => Promise<void>> = []
   afterEach(async () => void (await Promise.all(clusters.splice(0).map((close) => close()))))
 
-  it('keeps the counters of a killed worker, so that no counter goes down', async () => {
+  it('keeps the counters of a killed worker, so that no counter goes down, and does not sum per-process limits', async () => {
     const { svc, close } = await startTwoWorkers()
     clusters.push(close)
     const workers = () => new Set(lines(svc, 'request').map((l) => l['pid'] as number))
@@ -40,7 +50,9 @@ describe("WEB_CONCURRENCY: the cluster's metrics when a worker dies", () => {
 
     const before = await scrape(svc.url)
     expect(before.requests).toBeGreaterThanOrEqual(200)
-    const [victim] = [...workers()] as [number]
+    // One process's limit, as each worker has: not the two workers' added up.
+    const [victim, survivor] = [...workers()] as [number, number]
+    expect.soft(before.maxFds).toBe(maxFds(survivor))
 
     process.kill(victim, 'SIGKILL')
     await expect.poll(() => lines(svc, 'listening').length, { timeout: 20_000 }).toBe(3)
@@ -54,5 +66,6 @@ describe("WEB_CONCURRENCY: the cluster's metrics when a worker dies", () => {
     expect.soft(after.requests, figures).toBeGreaterThanOrEqual(before.requests + 6)
     expect.soft(after.durations, figures).toBeGreaterThanOrEqual(before.durations + 6)
     expect.soft(after.cpuSeconds, figures).toBeGreaterThanOrEqual(before.cpuSeconds)
+    expect.soft(after.maxFds, figures).toBe(maxFds(survivor))
   })
 })

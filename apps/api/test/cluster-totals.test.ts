@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { Counter, Gauge, Histogram, Registry, Summary } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, Summary } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { clusterTotals, type MetricJson } from '../src/cluster-totals.js'
 
@@ -64,6 +64,25 @@ describe("clusterTotals: the primary's sum of the workers' metrics", () => {
     // A worker that exits before its first collection had nothing in any sum.
     totals.exited(4)
     expect(await read(totals.registry(), 'c_total')).toBe(9)
+  })
+
+  it("shows one process's limit for process_max_fds, and keeps a dead worker's CPU time", async () => {
+    const totals = clusterTotals()
+    const workers = [new Registry(), new Registry()]
+    for (const register of workers) collectDefaultMetrics({ register })
+    const limit = await read(workers[0]!, 'process_max_fds')
+    // Only where /proc tells the limit does prom-client have the metric.
+    if (limit !== undefined) expect(limit).toBeGreaterThan(0)
+    for (const [i, worker] of workers.entries()) totals.collected(i, await answer(worker))
+    expect(await read(totals.registry(), 'process_max_fds')).toBe(limit)
+    // As prom-client's defaults already aggregate them: neither summed.
+    expect(await read(totals.registry(), 'nodejs_version_info')).toBe(1)
+    expect(await read(totals.registry(), 'process_start_time_seconds')).toBeUndefined()
+
+    const before = (await read(totals.registry(), 'process_cpu_seconds_total'))!
+    totals.exited(0)
+    expect(await read(totals.registry(), 'process_cpu_seconds_total')).toBeGreaterThanOrEqual(before)
+    expect(await read(totals.registry(), 'process_max_fds')).toBe(limit)
   })
 
   it('keeps every dead worker once, those that die while the kept totals are folded too', async () => {
