@@ -13,7 +13,14 @@ const AUTH = { Authorization: `Bearer ${KEY}` }
 const PARENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
 const PARENT_SPAN = '00f067aa0ba902b7'
 
-type Line = { msg: string; level: number; requestId?: string; traceId?: string; spanId?: string }
+type Line = {
+  msg: string
+  level: number
+  requestId?: string
+  traceId?: string
+  spanId?: string
+  spansLost?: number
+}
 const linesOf = (svc: ChildService): Array<Line> =>
   svc
     .output()
@@ -56,8 +63,9 @@ describe('traces of the built service, exported to a real OTLP/HTTP receiver', (
     const invalid = { ...AUTH, traceparent: '00-not-a-trace-01', 'X-Request-Id': 'invalid' }
     expect((await fetch(`${svc.url}/v1/pets/1`, { headers: invalid })).status).toBe(200)
     expect((await fetch(`${svc.url}/wp-login.php`, { headers: { 'X-Request-Id': 'scan' } })).status).toBe(404)
-    // Shutting down sends what is queued.
+    // Shutting down sends what is queued: nothing is lost.
     expect(await svc.stop()).toBe(0)
+    expect(linesOf(svc).filter((l) => l.msg.startsWith('tracing:'))).toEqual([])
 
     const spans = await otlp.waitFor((s) => s.length >= 4)
     expect(spans.map((s) => s.name).sort()).toEqual([
@@ -248,5 +256,10 @@ describe('an exporter that cannot reach its receiver', () => {
     // Queued spans get TRACES_FLUSH_MS (3 s) at exit, and no longer.
     expect(Date.now() - startedMs).toBeLessThan(8_000)
     expect(linesOf(svc).filter((l) => l.msg === 'request')).toHaveLength(1000)
+    // The shutdown says how many: every request's span ended, none was exported.
+    const lost = linesOf(svc).filter((l) => l.msg === 'tracing: spans lost')
+    expect(lost).toEqual([
+      expect.objectContaining({ level: 40, spansEnded: 1000, spansExported: 0, spansLost: 1000 }),
+    ])
   })
 })

@@ -17,12 +17,18 @@ const readable = (text: string): string => {
 /**
  * Logs what the OpenTelemetry SDK reports at warn and above (a receiver that cannot be reached, a full
  * queue) as a `warn` line "tracing: spans may be lost": tracing never fails a request, but an operator
- * should learn that spans are lost. One line a minute at most, with how many reports came meanwhile.
+ * should learn that spans are lost. One line a minute at most, with how many reports came meanwhile;
+ * `quiet` ends it (the shutdown's own line, start-tracing.ts, counts what was lost).
  */
-export const reportDiagnostics = (logger: Logger, everyMs = DIAGNOSTICS_EVERY_MS): void => {
+export const reportDiagnostics = (
+  logger: Logger,
+  everyMs = DIAGNOSTICS_EVERY_MS,
+): { readonly quiet: () => void } => {
   let lastMs = Number.NEGATIVE_INFINITY
   let unsaid = 0
+  let quiet = false
   const report = (message: string, ...args: Array<unknown>) => {
+    if (quiet) return
     const now = performance.now()
     if (now - lastMs < everyMs) return void unsaid++
     lastMs = now
@@ -37,4 +43,6 @@ export const reportDiagnostics = (logger: Logger, everyMs = DIAGNOSTICS_EVERY_MS
     { error: report, warn: report, info: () => {}, debug: () => {}, verbose: () => {} },
     { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
   )
+  // Once the shutdown has said what was lost: an export that fails after it has nothing more to say.
+  return { quiet: () => void (quiet = true) }
 }

@@ -17,10 +17,14 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { TracingConfig } from '../config.js'
 import type { Logger } from '../logger.js'
+import { countSpans, type SpanCounts } from './counted-spans.js'
 import { reportDiagnostics } from './report-diagnostics.js'
 
-/** The OpenTelemetry SDK of this process, registered: `shutdown` sends what is queued, then stops. */
-export type Tracing = { readonly shutdown: () => Promise<void> }
+/**
+ * The OpenTelemetry SDK of this process, registered: `shutdown` sends what is queued, then stops, and says at
+ * `warn` how many spans were lost if any were; `counts` are the spans so far (ended, exported, failed).
+ */
+export type Tracing = { readonly shutdown: () => Promise<void>; readonly counts: () => SpanCounts }
 
 /** The longest `shutdown` waits for the queued spans to be sent: past it they are lost, not the exit. */
 export const TRACES_FLUSH_MS = 3_000
@@ -54,12 +58,13 @@ export const startTracing = (config: TracingConfig, logger: Logger): Tracing => 
       [ATTR_SERVICE_NAME]: config.serviceName,
     }),
   )
+  const { processor, counts } = countSpans((counted) => new BatchSpanProcessor(counted), exporter)
   const provider = new NodeTracerProvider({
     resource,
     sampler: samplerOf(config),
-    spanProcessors: [new BatchSpanProcessor(exporter)],
+    spanProcessors: [processor],
   })
-  reportDiagnostics(logger)
+  const diagnostics = reportDiagnostics(logger)
   // traceparent alone is read and written (no baggage). The context is kept for the synchronous part of
   // context.with only (the SDK's StackContextManager), not by AsyncLocalStorage, whose hooks cost every async
   // resource of every request on Node 20 once one is traced (list 20 in memory at a 10 % sampler: 82 against
@@ -69,17 +74,32 @@ export const startTracing = (config: TracingConfig, logger: Logger): Tracing => 
     propagator: new W3CTraceContextPropagator(),
     contextManager: new StackContextManager(),
   })
+  // What the queue still held when the flush ran out of time is lost too: ended, never exported.
+  const sayLost = () => {
+    const { ended, exported, failed } = counts()
+    if (ended > exported)
+      logger.warn(
+        { spansEnded: ended, spansExported: exported, spansFailed: failed, spansLost: ended - exported },
+        'tracing: spans lost',
+      )
+    diagnostics.quiet()
+  }
   return {
+    counts,
     shutdown: () =>
       new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, TRACES_FLUSH_MS)
+        let said = false
+        const done = () => {
+          clearTimeout(timer)
+          if (!said) sayLost()
+          said = true
+          resolve()
+        }
+        const timer = setTimeout(done, TRACES_FLUSH_MS)
         provider
           .shutdown()
           .catch(() => {})
-          .finally(() => {
-            clearTimeout(timer)
-            resolve()
-          })
+          .finally(done)
       }),
   }
 }
