@@ -15,7 +15,7 @@ import { buildContainer, resolve, type ContainerOverrides } from './container.js
 import { startIdempotencyCleanup } from './idempotency-cleanup.js'
 import { createLifecycle, type Lifecycle } from './lifecycle.js'
 import { createLogger, httpLoggerOf, type Logger } from './logger.js'
-import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js'
+import { createServiceMetrics, type ServiceMetrics, type ServiceMetricsOptions } from './service-metrics.js'
 import { sharedCheck } from './shared-check.js'
 import { openStorage } from './storage/open-storage.js'
 import { AuthenticatorToken, ClockToken, StorageToken } from './tokens.js'
@@ -45,6 +45,8 @@ export type ServiceOptions = ContainerOverrides & {
   readonly migrate?: boolean
   /** Makes what /metrics serves from the service's own metrics (a cluster worker asks its primary). */
   readonly metricsPage?: (local: ServiceMetrics) => () => Promise<MetricsPage>
+  /** The spans of this process so far, counted on /metrics (`tracing_spans_total`), when it traces. */
+  readonly spans?: ServiceMetricsOptions['spans']
 }
 
 const shuttingDown: ShuttingDown = { _tag: 'ShuttingDown' }
@@ -77,6 +79,7 @@ export const createService = async (
     const metrics = createServiceMetrics({
       deprecatedOperations: DEPRECATED_OPERATIONS,
       ...(opened.pool === undefined ? {} : { pool: opened.pool }),
+      ...(options.spans === undefined ? {} : { spans: options.spans }),
     })
     const lifecycle = createLifecycle()
 

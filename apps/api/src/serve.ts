@@ -27,6 +27,7 @@ export const serve = async (
     createService(resolved, {
       logger,
       migrate: false,
+      ...(tracing === undefined ? {} : { spans: tracing.counts }),
       ...(role === 'worker' ? { metricsPage: (local) => clusterMetricsPage(local.registry) } : {}),
     }),
   )

@@ -1,5 +1,5 @@
 import type { MetricsPage, ObservedRequest } from '@pets/adapters-http'
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
 import { tallyCounter, tallyHistogram, type CounterSeries, type HistogramSeries } from './request-metrics.js'
 
 /** What the pool gauges read: a pg Pool fits. */
@@ -28,6 +28,8 @@ export type ServiceMetricsOptions = {
   readonly deprecatedOperations: ReadonlyArray<string>
   /** The PostgreSQL pool, when there is one. */
   readonly pool?: PoolStats
+  /** The spans of this process so far, when it traces (start-tracing.ts). */
+  readonly spans?: () => { readonly ended: number; readonly exported: number; readonly failed: number }
 }
 
 /** Metrics on the service's own registry, never prom-client's global one: two services never mix counts. */
@@ -103,6 +105,23 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
       (p) => p.waitingCount,
     )
   }
+  const spans = options.spans
+  if (spans !== undefined)
+    new Counter({
+      name: 'tracing_spans_total',
+      help:
+        'Sampled spans of this process: ended (every one), exported, failed (their export failed). ' +
+        'Ended but neither exported nor failed: queued, or dropped by a full queue (spans lost).',
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        const { ended, exported, failed } = spans()
+        this.reset()
+        this.inc({ outcome: 'ended' }, ended)
+        this.inc({ outcome: 'exported' }, exported)
+        this.inc({ outcome: 'failed' }, failed)
+      },
+    })
   const deprecatedOperations = new Set(options.deprecatedOperations)
   // Each series found once, by keys V8 keeps hashed (the route table's strings, node's method names);
   // bounded: node knows few methods, and routes and statuses are the service's.

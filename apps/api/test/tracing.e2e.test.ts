@@ -251,15 +251,20 @@ describe('an exporter that cannot reach its receiver', () => {
         timeout: 10_000,
       })
       .toBe(true)
+    // /metrics counts them: every request's span ended, none was exported.
+    const page = await (await fetch(`${svc.url}/metrics`)).text()
+    expect(page).toContain('tracing_spans_total{outcome="ended"} 1000')
+    expect(page).toContain('tracing_spans_total{outcome="exported"} 0')
     const startedMs = Date.now()
     expect(await svc.stop()).toBe(0)
     // Queued spans get TRACES_FLUSH_MS (3 s) at exit, and no longer.
     expect(Date.now() - startedMs).toBeLessThan(8_000)
-    expect(linesOf(svc).filter((l) => l.msg === 'request')).toHaveLength(1000)
-    // The shutdown says how many: every request's span ended, none was exported.
+    // The requests' lines, and that of /metrics.
+    expect(linesOf(svc).filter((l) => l.msg === 'request')).toHaveLength(1001)
+    // The shutdown says how many: every request's span ended (and that of /metrics), none was exported.
     const lost = linesOf(svc).filter((l) => l.msg === 'tracing: spans lost')
     expect(lost).toEqual([
-      expect.objectContaining({ level: 40, spansEnded: 1000, spansExported: 0, spansLost: 1000 }),
+      expect.objectContaining({ level: 40, spansEnded: 1001, spansExported: 0, spansLost: 1001 }),
     ])
   })
 })
