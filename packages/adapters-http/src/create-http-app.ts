@@ -1,6 +1,7 @@
 import type { Tracer } from '@opentelemetry/api'
 import type Koa from 'koa'
 import type { PetsRouterOptions } from './create-pets-router.js'
+import { logsCutsWith } from './cut-requests.js'
 import { docsPageAt } from './docs-page.js'
 import { LeanKoa } from './lean-koa.js'
 import { silentLogger, type HttpLogger } from './logger.js'
@@ -31,19 +32,20 @@ export const createHttpApp = (options: HttpAppOptions): Koa<RequestState> => {
   // Every error is answered by serveRequests; Koa's own handler would only print it again.
   app.silent = true
   const servers = options.servers ?? [{ url: options.publicBaseUrl }]
-  app.use(
-    serveRequests({
-      pets: options,
-      logger: options.logger ?? silentLogger,
-      ...(options.operations?.observe === undefined ? {} : { observe: options.operations.observe }),
-      ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
-      outside: [
-        operationsEndpointsAt(options.operations),
-        openApiEndpointAt(() => buildOpenApiDocument({ servers })),
-        docsPageAt(servers.map((server) => server.url)),
-      ],
-    }),
-  )
+  const { middleware, cutLine } = serveRequests({
+    pets: options,
+    logger: options.logger ?? silentLogger,
+    ...(options.operations?.observe === undefined ? {} : { observe: options.operations.observe }),
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
+    outside: [
+      operationsEndpointsAt(options.operations),
+      openApiEndpointAt(() => buildOpenApiDocument({ servers })),
+      docsPageAt(servers.map((server) => server.url)),
+    ],
+  })
+  app.use(middleware)
+  // For a host that cuts its connections at shutdown (connectionCutter): the lines of the requests it cuts.
+  logsCutsWith(app, cutLine)
   return app
 }
 
@@ -66,13 +68,13 @@ export const createOperationsApp = ({
 }: OperationsAppOptions): Koa<RequestState> => {
   const app = new LeanKoa<RequestState>()
   app.silent = true
-  app.use(
-    serveRequests({
-      logger: logger ?? silentLogger,
-      ...(operations.observe === undefined ? {} : { observe: operations.observe }),
-      ...(tracer === undefined ? {} : { tracer }),
-      outside: [operationsEndpointsAt(operations)],
-    }),
-  )
+  const { middleware, cutLine } = serveRequests({
+    logger: logger ?? silentLogger,
+    ...(operations.observe === undefined ? {} : { observe: operations.observe }),
+    ...(tracer === undefined ? {} : { tracer }),
+    outside: [operationsEndpointsAt(operations)],
+  })
+  app.use(middleware)
+  logsCutsWith(app, cutLine)
   return app
 }

@@ -5,10 +5,16 @@ import type { TraceIds } from './request-span.js'
 import type { HttpContext } from './request-state.js'
 
 /**
- * Logs and counts one answered request, given its start (performance.now()), whether its client left, and
- * the ids of its span when it is sampled.
+ * Logs and counts one answered request, given its start (performance.now()), whether its client left (or
+ * a shutdown cut it: `outcome` says so), and the ids of its span when it is sampled.
  */
-export type RequestObserver = (ctx: HttpContext, startedMs: number, aborted: boolean, ids?: TraceIds) => void
+export type RequestObserver = (
+  ctx: HttpContext,
+  startedMs: number,
+  aborted: boolean,
+  ids?: TraceIds,
+  outcome?: 'cut',
+) => void
 
 const LONGEST_PATH_LOGGED = 256
 // nginx's "client closed request": no answer was sent, so the line must not show one (such as a 500).
@@ -29,7 +35,7 @@ export const observeRequests = (
   observe?: (request: ObservedRequest) => void,
 ): RequestObserver => {
   const writeLine = logger.request
-  return (ctx, startedMs, aborted, ids) => {
+  return (ctx, startedMs, aborted, ids, outcome) => {
     const logged = logger.isLevelEnabled?.('info') ?? true
     if (!logged && observe === undefined) return
     const { state } = ctx
@@ -47,6 +53,8 @@ export const observeRequests = (
       clientAddress: state.clientAddress ?? '',
       path: state.route === undefined ? rawPathOf(ctx.req.url ?? '') : null,
       aborted,
+      // As the ids: always the key, undefined (no line shows it) but for a request a shutdown cut.
+      outcome,
     }
     if (logged) {
       if (writeLine !== undefined) writeLine(request)

@@ -27,6 +27,11 @@ export type ObservedRequest = {
   readonly path: string | null
   /** The client left before its answer: no fault of the service, whatever its handler did meanwhile. */
   readonly aborted: boolean
+  /**
+   * `cut`: no answer because the host's shutdown ran out of grace and closed the connection (then `aborted`
+   * and 499 too); undefined for every other request.
+   */
+  readonly outcome?: 'cut' | undefined
 }
 
 /** A Prometheus exposition: the text and the media type it is written in. */

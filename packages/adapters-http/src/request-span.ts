@@ -104,10 +104,16 @@ const setHost = (span: Span, req: IncomingMessage, scheme: string): void => {
 /**
  * Ends a request's span with what the answer was: named `{method} {route}` (the template, never the raw
  * path: `GET /v1/pets/{petId}`), the stable HTTP attributes, `error.type` and an error status for a 5xx or
- * a client gone before its answer (no status then). Never a header's value but the Host's, if well formed.
- * One setAttribute each: no object is built for them.
+ * a client gone before its answer (no status then; `cut`: the host's shutdown closed the connection). Never
+ * a header's value but the Host's, if well formed. One setAttribute each: no object is built for them.
  */
-export const endRequestSpan = (span: Span, ctx: HttpContext, aborted: boolean, error?: unknown): void => {
+export const endRequestSpan = (
+  span: Span,
+  ctx: HttpContext,
+  aborted: boolean,
+  error?: unknown,
+  outcome?: 'cut',
+): void => {
   if (!span.isRecording()) return
   const { req } = ctx
   const method = methodOf(req)
@@ -127,7 +133,13 @@ export const endRequestSpan = (span: Span, ctx: HttpContext, aborted: boolean, e
   span.setAttribute('client.address', ctx.state.clientAddress ?? '')
   if (aborted) {
     span.setAttribute('error.type', 'aborted')
-    span.setStatus({ code: SpanStatusCode.ERROR, message: 'the client went away before its answer' })
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message:
+        outcome === 'cut'
+          ? 'the shutdown cut it before its answer'
+          : 'the client went away before its answer',
+    })
   } else {
     const status = ctx.status
     span.setAttribute('http.response.status_code', status)

@@ -4,6 +4,8 @@ import type { Middleware, ParameterizedContext } from 'koa'
 
 /** What the HTTP adapter records about a request in Koa's `ctx.state`, as it goes. */
 export type RequestState = {
+  /** When serveRequests took the request (performance.now()): a request cut at shutdown is logged from here. */
+  startedMs?: number
   /** The caller's X-Request-Id, if acceptable, or a new one: on the answer and in its log line. */
   requestId?: string
   /** Where the request came from (clientAddressOf), read as it arrived. */

@@ -1,4 +1,4 @@
-import { context, type Tracer } from '@opentelemetry/api'
+import { context, trace, type Tracer } from '@opentelemetry/api'
 import { HEADERS } from '@pets/wire'
 import { performance } from 'node:perf_hooks'
 import { isHostValue, sentMoreThanOnce } from './header-lines.js'
@@ -7,6 +7,7 @@ import type { PetsRouterOptions } from './create-pets-router.js'
 import type { HttpLogger } from './logger.js'
 import { answeredOnSocket } from './answer-client-error.js'
 import { clientAddressFinder } from './client-address.js'
+import { answering, wasCut, type CutLine } from './cut-requests.js'
 import { lingerAfterAnswer } from './linger.js'
 import { observeRequests } from './observe-requests.js'
 import type { ObservedRequest } from './operations-endpoints.js'
@@ -84,6 +85,7 @@ const clientGone = (ctx: HttpContext): boolean => ctx.res.destroyed
  * The service's only Koa middleware: request id, client address and common headers, one dispatch (pets
  * under their prefix, else an exact-path endpoint, else 404), a thrown error as a logged 500, one log
  * line, one server span. A client that went away is no server error: its line says `aborted`, at info.
+ * With it, `cutLine`: the line and span of a request a shutdown cut (cut-requests.ts), written then.
  */
 export const serveRequests = ({
   pets,
@@ -91,7 +93,7 @@ export const serveRequests = ({
   logger,
   observe,
   tracer = defaultTracer(),
-}: ServeRequestsOptions): HttpMiddleware => {
+}: ServeRequestsOptions): { readonly middleware: HttpMiddleware; readonly cutLine: CutLine } => {
   const api: PetsApi | undefined = pets === undefined ? undefined : preparePetsApi(pets)
   const clientAddressOf = api?.clientAddressOf ?? clientAddressFinder()
   const observed = observeRequests(logger, observe)
@@ -118,8 +120,19 @@ export const serveRequests = ({
     return api?.owns(path) === true ? api.serve(ctx) : serveOutside(ctx, path)
   }
 
-  return async (ctx) => {
+  // Whatever it still waits for, the request has its line now, as aborted, with what it knew so far.
+  const cutLine: CutLine = (ctx) => {
+    const active = ctx.state.traceContext
+    const span = active === undefined ? undefined : trace.getSpan(active)
+    observed(ctx, ctx.state.startedMs ?? performance.now(), true, span && traceIdsOf(span), 'cut')
+    if (span !== undefined) endRequestSpan(span, ctx, true, undefined, 'cut')
+  }
+
+  const middleware: HttpMiddleware = async (ctx) => {
     const startedMs = performance.now()
+    // What a cut at shutdown reads; two fields written, nothing allocated (cut-requests.ts).
+    ctx.state.startedMs = startedMs
+    answering(ctx)
     const { span, active } = startRequestSpan(tracer, ctx.req)
     const ids = traceIdsOf(span)
     const header = ctx.req.headers['x-request-id']
@@ -137,7 +150,12 @@ export const serveRequests = ({
     } catch (error) {
       thrown = error
       if (clientGone(ctx))
-        logger.info({ requestId, ...ids, err: error }, 'request failed after its client went away')
+        logger.info(
+          { requestId, ...ids, err: error },
+          wasCut(ctx.res)
+            ? 'request failed after the shutdown cut it'
+            : 'request failed after its client went away',
+        )
       else {
         logger.error({ requestId, ...ids, err: error }, 'request failed')
         // A defect may have set headers meant for a success.
@@ -147,6 +165,8 @@ export const serveRequests = ({
       }
     }
     let aborted = clientGone(ctx)
+    // Read only for a request without its answer: one the shutdown cut has its line and span already.
+    if (aborted && wasCut(ctx.res)) return
     // Not gone: node's parser refused the rest of the request and answerClientError answered it 400 on the socket.
     if (aborted && answeredOnSocket(ctx.res)) {
       aborted = false
@@ -159,4 +179,5 @@ export const serveRequests = ({
     observed(ctx, startedMs, aborted, ids)
     endRequestSpan(span, ctx, aborted, thrown)
   }
+  return { middleware, cutLine }
 }

@@ -97,13 +97,14 @@ describe(`Koa's private handleRequest, which lean-koa.ts overrides (${KOA})`, ()
   })
 })
 
-describe(`node's http internals read by read-body-bytes.ts and answer-client-error.ts (${NODE})`, () => {
+describe(`node's http internals read by read-body-bytes.ts, answer-client-error.ts and cut-requests.ts (${NODE})`, () => {
   type Seen = {
     sync: boolean
     complete: boolean
     flowing: boolean | null
     body: unknown
     httpMessage: boolean
+    detached: Promise<unknown>
   }
   let server: Server
   let seen: Promise<Seen>
@@ -113,7 +114,10 @@ describe(`node's http internals read by read-body-bytes.ts and answer-client-err
     seen = new Promise((resolve) => {
       server = createServer((req, res) => {
         const sync = req.complete
-        const httpMessage = (req.socket as { _httpMessage?: unknown })._httpMessage === res
+        const socket = req.socket as { _httpMessage?: unknown }
+        const httpMessage = socket._httpMessage === res
+        // Node's own 'finish' listener, added before the request is handed over, runs before this one.
+        const detached = new Promise((done) => res.on('finish', () => done(socket._httpMessage)))
         setImmediate(() => {
           resolve({
             sync,
@@ -121,6 +125,7 @@ describe(`node's http internals read by read-body-bytes.ts and answer-client-err
             flowing: req.readableFlowing,
             body: req.read(),
             httpMessage,
+            detached,
           })
           res.end()
         })
@@ -154,12 +159,18 @@ describe(`node's http internals read by read-body-bytes.ts and answer-client-err
     ).toBe('{"name":"Rex","categoryId":1}')
   })
 
-  it("keeps the response under way on the socket's _httpMessage", async () => {
+  it("keeps the response under way on the socket's _httpMessage, until it has finished", async () => {
     expect(
       (await seen).httpMessage,
       `${NODE}: socket._httpMessage is no longer the response under way; answer-client-error.ts reads it ` +
         "(as node's own clientError default does) to leave an answer already begun alone — read it another way",
     ).toBe(true)
+    const { detached } = await seen
+    expect(
+      await detached,
+      `${NODE}: socket._httpMessage is no longer cleared once its response has finished; cut-requests.ts ` +
+        'counts the requests in flight on a connection by it — tell them apart another way',
+    ).toBeNull()
   })
 })
 
