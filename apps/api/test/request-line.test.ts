@@ -25,6 +25,8 @@ const anyRequest: fc.Arbitrary<ObservedRequest> = fc.record({
   // A path is what a stranger sent: any characters, quotes, controls and lone surrogates too.
   path: nullable(fc.string({ unit: 'binary' })),
   aborted: fc.boolean(),
+  // A request the shutdown cut, or the key there and undefined (no line shows it).
+  outcome: fc.option(fc.constant('cut' as const), { nil: undefined }),
 })
 
 // Both lines of one record, written to a file through the service's own destination.
