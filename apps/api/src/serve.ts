@@ -37,10 +37,12 @@ export const serve = async (
     logger.info({ reason }, 'shutting down')
     lateCheck.giveUp?.()
     running.stop().then(
-      async (outcome) => {
+      async ({ outcome, cut }) => {
         // The spans of the last requests, sent within TRACES_FLUSH_MS.
         await tracing?.shutdown()
-        logger.info({ outcome }, 'stopped')
+        // An exit 1 is a warning: requests were cut (each has its line, `outcome: cut`), or counts lost.
+        if (outcome === 'clean') logger.info({ outcome, cut }, 'stopped')
+        else logger.warn({ outcome, cut }, 'stopped')
         // The lines still in the log's buffer are written before the process ends.
         exitAfterFlush(logger, failed ?? (outcome === 'clean' ? 0 : 1))
       },

@@ -1,4 +1,4 @@
-import { answerEveryRequest, APP_ANSWERS_EVERY_REQUEST } from '@pets/adapters-http'
+import { answerEveryRequest, APP_ANSWERS_EVERY_REQUEST, connectionCutter } from '@pets/adapters-http'
 import {
   createServer,
   ServerResponse,
@@ -17,6 +17,9 @@ import { createLogger } from './logger.js'
 /** How a stop ended: everything finished within the grace, or the grace ran out. */
 export type StopOutcome = 'clean' | 'grace-exceeded'
 
+/** A stop's outcome and how many requests in flight it cut when the grace ran out (0 unless it did). */
+export type Stopped = { readonly outcome: StopOutcome; readonly cut: number }
+
 /** A listening service and the way to stop it. */
 export type RunningServer = {
   readonly server: Server
@@ -29,9 +32,10 @@ export type RunningServer = {
   readonly metricsUrl?: string
   /**
    * Shuts down as CONTRACT.md says: /readyz 503 at once, served for SHUTDOWN_DELAY_MS, then the listener
-   * closed and in-flight requests given SHUTDOWN_GRACE_MS; calling it again returns the same outcome.
+   * closed and in-flight requests given SHUTDOWN_GRACE_MS (those left are cut, each logged); calling it
+   * again returns the same result.
    */
-  readonly stop: () => Promise<StopOutcome>
+  readonly stop: () => Promise<Stopped>
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
@@ -97,6 +101,8 @@ export const startServer = async (
     serve,
   )
   server.keepAliveTimeout = 5_000
+  // What ends the requests the grace did not see finish: each is logged as cut, then its connection closed.
+  const cutConnections = connectionCutter(server)
   // What node would answer with a bare status line (a request its parser refuses, an unknown Expect, a
   // CONNECT, no Host) gets the app's Error body too.
   answerEveryRequest(server, serve)
@@ -134,7 +140,7 @@ export const startServer = async (
   const running = service
   ready(running.app.callback())
 
-  const shutDown = async (): Promise<StopOutcome> => {
+  const shutDown = async (): Promise<Stopped> => {
     draining = true
     running.lifecycle.drain()
     await wait(config.shutdownDelayMs)
@@ -154,15 +160,15 @@ export const startServer = async (
     })
     try {
       const drained = await Promise.race([closed.then(() => 'clean' as const), graceOver])
-      if (drained === 'grace-exceeded') server.closeAllConnections()
+      const cut = drained === 'grace-exceeded' ? cutConnections() : 0
       // Writing the last usage counts and closing the pool must fit in the same grace.
       const released = await Promise.race([running.close().then(() => 'clean' as const), graceOver])
-      return drained === 'clean' && released === 'clean' ? 'clean' : 'grace-exceeded'
+      return { outcome: drained === 'clean' && released === 'clean' ? 'clean' : 'grace-exceeded', cut }
     } finally {
       clearTimeout(timer)
     }
   }
-  let stopping: Promise<StopOutcome> | undefined
+  let stopping: Promise<Stopped> | undefined
   return {
     server,
     service: running,

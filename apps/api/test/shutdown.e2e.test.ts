@@ -1,9 +1,10 @@
 import { pollUntil } from '@pets/domain/testing'
+import { once } from 'node:events'
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startLoad } from './support/load.js'
 import { databaseBehindProxy } from './support/postgres-via-proxy.js'
-import { startTestService } from './support/test-service.js'
+import { startTestService, type ChildService } from './support/test-service.js'
 
 const KEY = 'shutdown-e2e-key-7f3a9c'
 const createPet = (url: string) => (requestId: string) =>
@@ -26,6 +27,16 @@ const refused = (url: string) =>
     })
     socket.once('error', () => resolve(true))
   })
+
+// Every line the exited service wrote, parsed, once its stdout and stderr are read to their end.
+const linesOf = async (svc: ChildService) => {
+  await Promise.all([svc.child.stdout!, svc.child.stderr!].map((s) => s.closed || once(s, 'close')))
+  return svc
+    .output()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+}
 
 // The built service as a real process on PostgreSQL behind a proxy: pausing the proxy holds
 // requests in flight for as long as the test wants, without a sleep in the service's code.
@@ -111,7 +122,7 @@ describe('graceful shutdown of the built service', () => {
     for (const s of sent.filter((s) => s.status === 201)) expect(stored.has(s.id)).toBe(true)
   })
 
-  it('exits 1 when the grace runs out before the requests in flight finish', async () => {
+  it('exits 1 when the grace runs out before the requests in flight finish, with a line for each one it cut', async () => {
     const { svc, proxy } = await setUp({ SHUTDOWN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '300' })
     proxy.pause()
     const before = proxy.waiting()
@@ -120,7 +131,23 @@ describe('graceful shutdown of the built service', () => {
     svc.child.kill('SIGTERM')
     expect(await svc.exited).toBe(1)
     expect(await held).toBeInstanceOf(Error)
-    expect(svc.output()).toContain('"outcome":"grace-exceeded"')
+    // The database never answers its insert: the request's line is written by the cut, not by its end.
+    const lines = await linesOf(svc)
+    expect(lines.filter((line) => line['requestId'] === 'held-request')).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: 'request',
+        method: 'POST',
+        route: '/v1/pets',
+        operation: 'createPet',
+        status: 499,
+        aborted: true,
+        outcome: 'cut',
+        apiKeyId: expect.any(String),
+        durationMs: expect.any(Number),
+      }),
+    ])
+    expect(lines.at(-1)).toMatchObject({ level: 40, msg: 'stopped', outcome: 'grace-exceeded', cut: 1 })
     proxy.restore()
   })
 

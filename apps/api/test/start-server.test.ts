@@ -3,7 +3,7 @@ import { request, type Agent, type IncomingMessage } from 'node:http'
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AnimalStoreService } from '../src/create-service.js'
-import { startTestService, type TestService } from './support/test-service.js'
+import { startTestService, TEST_KEYS, type TestService } from './support/test-service.js'
 
 // GET /slow answers only when the test opens the gate: a request kept in flight at will. With
 // `headFirst`, its head and a first part go out at once and the rest when the gate opens.
@@ -63,7 +63,7 @@ describe('stopping the server', () => {
     const health = await get(svc.url, '/healthz')
     expect(health.status).toBe(200)
     expect(health.headers['connection']).toBe('close')
-    expect(await stopped).toBe('clean')
+    expect(await stopped).toEqual({ outcome: 'clean', cut: 0 })
     await expect(get(svc.url, '/healthz')).rejects.toMatchObject({ code: 'ECONNREFUSED' })
   })
 
@@ -77,7 +77,7 @@ describe('stopping the server', () => {
     await expect.poll(() => svc.running.server.listening).toBe(false)
     slow.open()
     expect(await answer).toMatchObject({ status: 200, body: 'done', headers: { connection: 'close' } })
-    expect(await stopped).toBe('clean')
+    expect(await stopped).toEqual({ outcome: 'clean', cut: 0 })
   })
 
   it('gives up on requests still running when the grace runs out, and says so', async () => {
@@ -85,9 +85,44 @@ describe('stopping the server', () => {
     const svc = await start({ SHUTDOWN_GRACE_MS: '200' }, slow.adjust)
     const answer = get(svc.url, '/slow').catch((error: unknown) => error)
     await expect.poll(() => slow.arrived.length).toBe(1)
-    expect(await svc.running.stop()).toBe('grace-exceeded')
+    expect(await svc.running.stop()).toEqual({ outcome: 'grace-exceeded', cut: 1 })
     expect(await answer).toMatchObject({ code: 'ECONNRESET' })
     slow.open()
+  })
+
+  it('logs a request the grace cut once, when it cuts it, with its request id, route and key', async () => {
+    // In front of the app: when the request reached it, and when the app was done with it.
+    const arrived: Array<unknown> = []
+    const ended: Array<unknown> = []
+    const svc = await start({ SHUTDOWN_GRACE_MS: '200' }, (s) => {
+      s.app.middleware.unshift(async (ctx, next) => {
+        arrived.push(ctx.get('X-Request-Id'))
+        await next()
+        ended.push(ctx.get('X-Request-Id'))
+      })
+    })
+    // A creation whose body never comes whole: in flight until its connection is closed.
+    const socket = connect(Number(new URL(svc.url).port), '127.0.0.1')
+    socket.on('error', () => {})
+    socket.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEYS[0]}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\nX-Request-Id: slow-body\r\n\r\n{"name":',
+    )
+    await expect.poll(() => arrived).toEqual(['slow-body'])
+    expect(await svc.running.stop()).toEqual({ outcome: 'grace-exceeded', cut: 1 })
+    // The body reader ends with the connection; the app then writes no second line.
+    await expect.poll(() => ended).toEqual(['slow-body'])
+    expect(svc.logs().filter((line) => line['requestId'] === 'slow-body')).toEqual([
+      expect.objectContaining({
+        msg: 'request',
+        route: '/v1/pets',
+        operation: 'createPet',
+        apiKeyId: 'env-1',
+        status: 499,
+        aborted: true,
+        outcome: 'cut',
+      }),
+    ])
   })
 
   it('closes an idle keep-alive connection when the listener closes, instead of leaving it open', async () => {
@@ -100,7 +135,7 @@ describe('stopping the server', () => {
     socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
     await expect.poll(() => received).toContain('{"status":"ok"}')
     expect(received).toMatch(/keep-alive/i)
-    expect(await svc.running.stop()).toBe('clean')
+    expect(await svc.running.stop()).toEqual({ outcome: 'clean', cut: 0 })
     await closed
   })
 
@@ -123,13 +158,13 @@ describe('stopping the server', () => {
     slow.open()
     await closed
     expect(received).toMatch(/\r\n\r\ndone$/)
-    expect(await stopped).toBe('clean')
+    expect(await stopped).toEqual({ outcome: 'clean', cut: 0 })
   })
 
   it('answers the same outcome to a second call of stop', async () => {
     const svc = await start({})
     const first = svc.running.stop()
     expect(svc.running.stop()).toBe(first)
-    expect(await first).toBe('clean')
+    expect(await first).toEqual({ outcome: 'clean', cut: 0 })
   })
 })
