@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster'
 import { serveClusterMetrics } from './cluster-metrics.js'
 import type { AppConfig } from './config.js'
 import type { LateCheck } from './prepare-database.js'
+import { STORAGE_CLOSE_MS } from './lifecycle.js'
 import { exitAfterFlush, type Logger } from './logger.js'
 
 // A worker that dies sooner than this after it was started counts as failing to start: the next
@@ -115,7 +116,7 @@ export const runPrimary = async (
         for (const worker of startedAt.keys()) worker.process.kill('SIGKILL')
         exitAfterFlush(logger, 1)
       },
-      config.shutdownDelayMs + config.shutdownGraceMs + STOP_MARGIN_MS,
+      config.shutdownDelayMs + config.shutdownGraceMs + STORAGE_CLOSE_MS + STOP_MARGIN_MS,
     ).unref()
   }
   process.on('SIGTERM', onSignal)

@@ -12,10 +12,15 @@ import type { AppConfig } from './config.js'
 import { defaultPublicBaseUrl } from './config.js'
 import type { AnimalStoreService } from './create-service.js'
 import { capConnections, listenerTimeouts } from './connection-limits.js'
+import { STORAGE_CLOSE_MS } from './lifecycle.js'
 import { createLogger } from './logger.js'
 
-/** How a stop ended: everything finished within the grace, or the grace ran out. */
-export type StopOutcome = 'clean' | 'grace-exceeded'
+/**
+ * How a stop ended: every request finished within the grace and the storage closed (`clean`), the grace ran
+ * out with requests in flight (they were cut), or the requests were over but closing the storage took longer
+ * than STORAGE_CLOSE_MS.
+ */
+export type StopOutcome = 'clean' | 'grace-exceeded' | 'close-timed-out'
 
 /** A stop's outcome and how many requests in flight it cut when the grace ran out (0 unless it did). */
 export type Stopped = { readonly outcome: StopOutcome; readonly cut: number }
@@ -32,8 +37,8 @@ export type RunningServer = {
   readonly metricsUrl?: string
   /**
    * Shuts down as CONTRACT.md says: /readyz 503 at once, served for SHUTDOWN_DELAY_MS, then the listener
-   * closed and in-flight requests given SHUTDOWN_GRACE_MS (those left are cut, each logged); calling it
-   * again returns the same result.
+   * closed and in-flight requests given SHUTDOWN_GRACE_MS (those left are cut, each logged), then the
+   * storage closed within STORAGE_CLOSE_MS; calling it again returns the same result.
    */
   readonly stop: () => Promise<Stopped>
 }
@@ -44,6 +49,13 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void
 const IDLE_CLOSE_EVERY_MS = 20
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+// Whether `work` settled within `ms`; its rejection is passed on.
+const within = (work: Promise<unknown>, ms: number): Promise<boolean> => {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)))
+  return Promise.race([work.then(() => true), late]).finally(() => clearTimeout(timer))
+}
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<void>((resolve, reject) => {
@@ -154,19 +166,19 @@ export const startServer = async (
     // Scrapes have nothing to wait for: their listener closes with the public one.
     metricsServer?.close()
     metricsServer?.closeAllConnections()
-    let timer: NodeJS.Timeout | undefined
-    const graceOver = new Promise<'grace-exceeded'>((resolve) => {
-      timer = setTimeout(() => resolve('grace-exceeded'), config.shutdownGraceMs)
-    })
-    try {
-      const drained = await Promise.race([closed.then(() => 'clean' as const), graceOver])
-      const cut = drained === 'grace-exceeded' ? cutConnections() : 0
-      // Writing the last usage counts and closing the pool must fit in the same grace.
-      const released = await Promise.race([running.close().then(() => 'clean' as const), graceOver])
-      return { outcome: drained === 'clean' && released === 'clean' ? 'clean' : 'grace-exceeded', cut }
-    } finally {
-      clearTimeout(timer)
-    }
+    // The grace bounds the requests in flight, nothing else: once it is over, the connections still open are
+    // closed, and only those with a request under way count (an idle one, not yet closed, is no failure,
+    // even at SHUTDOWN_GRACE_MS=0).
+    await within(closed, config.shutdownGraceMs)
+    const cut = cutConnections()
+    // The last usage counts and closing the pool come after, within a time of their own.
+    const storageClosed = await within(running.close(), STORAGE_CLOSE_MS)
+    if (!storageClosed)
+      running.logger.warn(
+        { storageCloseMs: STORAGE_CLOSE_MS },
+        'the storage did not close in time: the last usage counts may be lost',
+      )
+    return { outcome: cut > 0 ? 'grace-exceeded' : storageClosed ? 'clean' : 'close-timed-out', cut }
   }
   let stopping: Promise<Stopped> | undefined
   return {

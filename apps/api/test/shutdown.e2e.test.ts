@@ -151,6 +151,15 @@ describe('graceful shutdown of the built service', () => {
     proxy.restore()
   })
 
+  it('exits 0 at SHUTDOWN_GRACE_MS=0 with nothing in flight: closing the pool is no request', async () => {
+    const { svc } = await setUp({ SHUTDOWN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '0' })
+    // The pool holds a connection, and this client an idle keep-alive one, when the signal comes.
+    expect((await createPet(svc.url)('before-the-signal')).status).toBe(201)
+    svc.child.kill('SIGTERM')
+    expect(await svc.exited).toBe(0)
+    expect((await linesOf(svc)).at(-1)).toMatchObject({ level: 30, msg: 'stopped', outcome: 'clean', cut: 0 })
+  })
+
   it('exits at once on a second signal', async () => {
     const { svc, proxy } = await setUp({ SHUTDOWN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '30000' })
     proxy.pause()

@@ -125,6 +125,16 @@ describe('stopping the server', () => {
     ])
   })
 
+  it('stops cleanly at SHUTDOWN_GRACE_MS=0 when no request is in flight, an idle connection open', async () => {
+    const svc = await start({ SHUTDOWN_GRACE_MS: '0' })
+    const socket = connect(Number(new URL(svc.url).port), '127.0.0.1')
+    let received = ''
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+    await expect.poll(() => received).toContain('{"status":"ok"}')
+    expect(await svc.running.stop()).toEqual({ outcome: 'clean', cut: 0 })
+  })
+
   it('closes an idle keep-alive connection when the listener closes, instead of leaving it open', async () => {
     const svc = await start({})
     const { port } = new URL(svc.url)

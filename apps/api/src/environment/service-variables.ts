@@ -1,3 +1,4 @@
+import { STORAGE_CLOSE_MS } from '../lifecycle.js'
 import { APP_ENVS, LOG_LEVELS } from './app-config.js'
 import { integer, oneOf } from './codecs.js'
 import { publicBaseUrl } from './url-codecs.js'
@@ -88,7 +89,10 @@ export const SHUTDOWN_GRACE_MS = variable({
   name: 'SHUTDOWN_GRACE_MS',
   codec: integer(0, 600000),
   default: { value: 10000 },
-  meaning: 'Then, once the listener is closed, how long in-flight requests (and the last writes) may run on',
+  meaning:
+    'Then, once the listener is closed, how long in-flight requests may run on: those left are cut, each ' +
+    `logged, and the exit status is 1. The last writes and closing the pool get ${STORAGE_CLOSE_MS / 1000} s ` +
+    'of their own',
 })
 
 export const READY_TIMEOUT_MS = variable({
