@@ -7,13 +7,14 @@ import {
   PetStatus,
   DEFAULT_PAGE_LIMIT,
   type InvalidInput,
+  type Issue,
   type PetQuery,
 } from '@pets/domain'
 import { described, jsonSchemaOf } from '@pets/wire'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
-import type { QueryParameters } from './parse-query.js'
+import { parseQuery, type QueryParameters } from './parse-query.js'
 
 // The number a decimal string stands for, leading zeros or not (`020` is 20, whatever their count); NaN
 // for anything else, or for more than 20 significant digits (past 2^53 anyway). One pass, no regex.
@@ -89,3 +90,21 @@ export const decodePetId = (petId: string): E.Either<InvalidInput, PetId> =>
     decodeWith(PetIdParam)({ petId }),
     E.map((p) => p.petId),
   )
+
+const NO_PARAMETERS: ReadonlyArray<string> = []
+
+/**
+ * The issues of a query sent to an operation that takes no query parameters (getPet, createPet): each one
+ * is unknown, and refused as listPets refuses one (CONTRACT, "Why 400 on parameters": ignoring a parameter
+ * would hide the mistake). None for an empty query, without parsing it.
+ */
+export const unknownQueryIssues = (querystring: string): ReadonlyArray<Issue> => {
+  if (querystring === '') return NO_PARAMETERS as ReadonlyArray<never>
+  const refused = refuseUnknownKeys(
+    parseQuery(querystring),
+    NO_PARAMETERS,
+    'a parameter of this operation',
+    E.right(undefined),
+  )
+  return E.isLeft(refused) ? refused.left.issues : []
+}

@@ -787,6 +787,50 @@ describe('what a body can make the service say', () => {
     expect(errorBodyOf(answer).code).toBe('validation_failed')
   })
 
+  it.each([
+    ['/v1/pets/1?foo=bar', 'Invalid request: foo is not a parameter of this operation (allowed: none).'],
+    [
+      '/v1/pets/x?limit=2&limit=3&=',
+      'Invalid request: petId must be an integer from 1 to 9007199254740991; limit is not a parameter of this ' +
+        'operation (allowed: none); "" is not a parameter of this operation (allowed: none).',
+    ],
+  ])('refuses a query parameter getPet does not take, as listPets refuses one: %s', async (path, message) => {
+    const answer = await served.send({ path, headers: { Authorization: BEARER } })
+    expect(answer.status).toBe(400)
+    expect(errorBodyOf(answer).message).toBe(message)
+    expect(answer.headers['deprecation']).toBeDefined()
+    const { id } = JSON.parse((await served.post('{"name":"Rex","categoryId":1}')).text) as { id: number }
+    // An empty query is none.
+    expect((await served.send({ path: `/v1/pets/${id}?`, headers: { Authorization: BEARER } })).status).toBe(
+      200,
+    )
+  })
+
+  it('refuses a query parameter createPet does not take, named with the issues of its body', async () => {
+    const post = (path: string, body: string) =>
+      served.send({
+        method: 'POST',
+        path,
+        headers: { Authorization: BEARER, 'Content-Type': 'application/json' },
+        body,
+      })
+    const unknown = await post('/v1/pets?status=sold', '{"name":"Rex","categoryId":1}')
+    expect(unknown.status).toBe(400)
+    expect(errorBodyOf(unknown).message).toBe(
+      'Invalid request: status is not a parameter of this operation (allowed: none).',
+    )
+    const both = await post('/v1/pets?dryRun=1', '{"name":"Rex","categoryId":0}')
+    expect(errorBodyOf(both).message).toBe(
+      'Invalid request: categoryId must be an integer from 1 to 9007199254740991; dryRun is not a parameter ' +
+        'of this operation (allowed: none).',
+    )
+    const noJson = await post('/v1/pets?dryRun=1', '{')
+    expect(errorBodyOf(noJson).message).toMatch(
+      /^The request body is not valid JSON\..* Also, dryRun is not a parameter of this operation \(allowed: none\)\.$/,
+    )
+    expect((await post('/v1/pets?', '{"name":"Rex","categoryId":1}')).status).toBe(201)
+  })
+
   it('closes the connection after a 413 for a chunked body that passes the limit as it arrives', async () => {
     // Nine chunks of 8 KiB (0x2000 bytes): over the 64 KiB limit, with no length declared.
     const chunk = `2000\r\n${'x'.repeat(0x2000)}\r\n`

@@ -36,7 +36,7 @@ export const refuseUnknownKeys = <A>(
 ): E.Either<InvalidInput, A> => {
   const unknown = Object.keys(input).filter((key) => !known.includes(key))
   if (unknown.length === 0 && extra.length === 0) return decoded
-  const problem = `is not ${what} (allowed: ${known.join(', ')})`
+  const problem = `is not ${what} (allowed: ${known.length === 0 ? 'none' : known.join(', ')})`
   const issues: Array<Issue> = [...(E.isLeft(decoded) ? decoded.left.issues : []), ...extra]
   for (const key of unknown.slice(0, UNKNOWN_NAMED)) issues.push({ field: nameOf(key), problem })
   if (unknown.length > UNKNOWN_NAMED)

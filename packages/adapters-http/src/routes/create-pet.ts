@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { encodePet, HEADERS } from '@pets/wire'
 import { admitUrlLength } from '../bound-url.js'
+import { unknownQueryIssues } from '../codecs.js'
 import { memberIsSafeInteger } from '../integer-text.js'
 import { idempotencyKeyOf } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
@@ -42,13 +43,17 @@ const problemOf = (error: CreatePetError): Problem =>
   error._tag === 'IdempotencyUnsupported' ? { _tag: 'NotImplemented' } : error
 
 // CONTRACT: a 400 names every offending field. A body that is no JSON has no fields to name, but the
-// Idempotency-Key may be wrong too: said in the same answer. A 415 or 413 comes alone, before any 400.
-const withKeyIssue = (problem: Problem, ctx: HttpContext): Problem => {
+// Idempotency-Key or the query may be wrong too: said in the same answer. A 415 or 413 comes alone, before any 400.
+const withOtherIssues = (problem: Problem, ctx: HttpContext): Problem => {
   if (problem._tag !== 'MalformedRequest') return problem
   const key = idempotencyKeyOf(ctx)
-  return E.isRight(key)
+  const others = [...unknownQueryIssues(ctx.querystring), ...(E.isLeft(key) ? [key.left] : [])]
+  return others.length === 0
     ? problem
-    : { ...problem, reason: `${problem.reason} Also, ${key.left.field} ${key.left.problem}.` }
+    : {
+        ...problem,
+        reason: `${problem.reason} Also, ${others.map(({ field, problem: what }) => `${field} ${what}`).join('; ')}.`,
+      }
 }
 
 // Makes a use case's task and starts it.
@@ -62,15 +67,16 @@ export const createPetHandler =
   ({ useCases, publicBaseUrl, bodyTimeoutMs }: CreatePetOptions) =>
   async (ctx: HttpContext): Promise<void> => {
     const body = await readJsonBody(ctx, bodyTimeoutMs === undefined ? {} : { timeoutMs: bodyTimeoutMs })
-    if (E.isLeft(body)) return sendProblem(ctx, withKeyIssue(body.left, ctx))
+    if (E.isLeft(body)) return sendProblem(ctx, withOtherIssues(body.left, ctx))
     // A URL over MAX_URL_BYTES is a 400: after the 415 and 413 of the body, as CONTRACT orders them.
     if (!admitUrlLength(ctx)) return
     const { value, text } = body.right
     const input = decodeNewPet(value)
     const issues = issuesOf(input, text)
     const key = idempotencyKeyOf(ctx)
-    if (E.isLeft(input) || issues.length > 0 || E.isLeft(key))
-      return sendProblem(ctx, invalidInput([...issues, ...(E.isLeft(key) ? [key.left] : [])]))
+    const unknown = unknownQueryIssues(ctx.querystring)
+    if (E.isLeft(input) || issues.length > 0 || E.isLeft(key) || unknown.length > 0)
+      return sendProblem(ctx, invalidInput([...issues, ...unknown, ...(E.isLeft(key) ? [key.left] : [])]))
     const once = O.toUndefined(key.right)
     const owner = ctx.state.apiKey
     if (once !== undefined && owner === undefined)

@@ -1,9 +1,9 @@
-import type { PetPage, PetQuery } from '@pets/domain'
+import { invalidInput, type PetPage, type PetQuery } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { encodePet, encodePets, HEADERS } from '@pets/wire'
 import { admitUrlLength } from '../bound-url.js'
-import { decodeListPetsQuery, decodePetId } from '../codecs.js'
+import { decodeListPetsQuery, decodePetId, unknownQueryIssues } from '../codecs.js'
 import { parseQuery } from '../parse-query.js'
 import type { HttpContext } from '../request-state.js'
 import { sendJson, sendProblem } from '../respond.js'
@@ -93,7 +93,9 @@ export const petRoutes = ({
     getPet: async (ctx, [petId = '']) => {
       if (!admitUrlLength(ctx)) return
       const id = decodePetId(petId)
-      if (E.isLeft(id)) return sendProblem(ctx, id.left)
+      const unknown = unknownQueryIssues(ctx.querystring)
+      if (E.isLeft(id) || unknown.length > 0)
+        return sendProblem(ctx, invalidInput([...(E.isLeft(id) ? id.left.issues : []), ...unknown]))
       const pet = await useCases.getPet(id.right)()
       if (E.isLeft(pet)) return sendProblem(ctx, pet.left)
       sendJson(ctx, 200, encodePet(pet.right))
