@@ -18,6 +18,8 @@ export type PetsApi = {
   readonly owns: (path: string) => boolean
   readonly serve: (ctx: HttpContext) => Promise<void>
   readonly clientAddressOf: ClientAddressOf
+  /** The headers every answer of an operation carries once authenticated (a deprecated one's), a 500's too. */
+  readonly headersOf: (operationId: string | undefined) => Readonly<Record<string, string>> | undefined
 }
 
 const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
@@ -54,6 +56,7 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
 
   return {
     clientAddressOf,
+    headersOf: (operationId) => (operationId === undefined ? undefined : alwaysSent.get(operationId)),
     owns: (path) => path === prefix || path.startsWith(under),
     serve: async (ctx) => {
       const authorization = ctx.get('Authorization') || undefined

@@ -161,6 +161,9 @@ export const serveRequests = ({
         // A defect may have set headers meant for a success.
         for (const name of Object.keys(ctx.response.headers)) if (!KEPT_ON_ERROR.has(name)) ctx.remove(name)
         stamp(ctx.res, requestId)
+        // CONTRACT: every answer of a deprecated operation says so, once its caller is authenticated.
+        const own = api?.headersOf(ctx.state.operation)
+        if (own !== undefined) ctx.set(own)
         sendProblem(ctx, INTERNAL_ERROR)
       }
     }

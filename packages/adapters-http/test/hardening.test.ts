@@ -95,6 +95,24 @@ describe('hardening (in-process, in memory)', () => {
         await broken.close()
       }
     })
+
+    it("keeps a deprecated operation's Deprecation, Sunset and successor Link on its 500", async () => {
+      const { options } = memoryApp()
+      const broken = await serveApp({
+        ...options,
+        useCases: { ...options.useCases, getPet: () => () => Promise.reject(new Error('a defect')) },
+      })
+      try {
+        const answer = await broken.send({ path: '/v1/pets/1', headers: { Authorization: BEARER } })
+        expect(answer.status).toBe(500)
+        expect(answer.headers['deprecation']).toBe('@1767225600')
+        expect(answer.headers['sunset']).toBe('Thu, 05 Dec 2030 00:00:00 GMT')
+        expect(answer.headers['link']).toMatch(/; rel="successor-version"$/)
+        expect(answer.headers['x-request-id']).toBeDefined()
+      } finally {
+        await broken.close()
+      }
+    })
   })
 
   describe('URL length', () => {
