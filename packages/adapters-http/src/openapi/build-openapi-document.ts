@@ -84,7 +84,11 @@ const operationOf = (route: RouteSpec) => {
         }),
     ...problemResponses(
       [
-        ...route.problems.map((tag) => ({ tag, fromOperation: true })),
+        ...route.problems.map((problem) =>
+          typeof problem === 'string'
+            ? { tag: problem, fromOperation: true }
+            : { tag: problem.example._tag, fromOperation: true, own: problem },
+        ),
         ...ROUTER_PROBLEMS.map((tag) => ({ tag, fromOperation: AFTER_AUTHENTICATION.has(tag) })),
       ],
       own,
@@ -137,7 +141,9 @@ export const buildOpenApiDocument = ({
       'a bearer credential, checked before anything else. Every error is an `Error` body whose ' +
       '`status` equals the HTTP status. On these paths, another method answers 405 ' +
       'method_not_allowed with `Allow` (components.responses.MethodNotAllowed), and an unknown ' +
-      'path under the server URL answers 404 not_found (components.responses.NotFound).',
+      'path under the server URL answers 404 not_found (components.responses.NotFound); with a rate ' +
+      'limit, either may be 429 rate_limited first, as any request after authentication. Every GET ' +
+      'operation also answers HEAD, with the status and headers of its GET and no body.',
   },
   servers: servers.map((server) => ({ ...server })),
   tags: [

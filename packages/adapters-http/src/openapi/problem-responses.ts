@@ -1,8 +1,8 @@
 import { GET_PET_SUNSET, invalidInput, MAX_ID, type PetId } from '@pets/domain'
 import { ErrorBody, ERRORS, schemaRef, type JsonSchema } from '@pets/wire'
-import { MAX_URL_BYTES } from '../bound-url.js'
 import { toErrorResponse, type ErrorResponse, type Problem } from '../problems.js'
 import { MAX_BODY_BYTES } from '../read-json-body.js'
+import type { OwnProblem } from '../routes/route-problems.js'
 import { commonHeaderRefs, PROBLEM_HEADERS, type HeaderObject, type HeaderRef } from './headers.js'
 
 type ProblemNote<T extends Problem['_tag']> = {
@@ -14,12 +14,16 @@ type ProblemNote<T extends Problem['_tag']> = {
 // Every tag needs a note, so a new problem is a type error here until the document can tell it.
 const NOTES: { readonly [T in Problem['_tag']]: ProblemNote<T> } = {
   InvalidInput: {
-    when: 'A parameter or a field of the body is missing, malformed, out of range or unknown; the message names each.',
+    when: 'A query parameter is malformed, out of range, repeated or unknown; the message names each.',
     examples: [invalidInput([{ field: 'limit', problem: 'must be an integer from 1 to 100' }])],
   },
   MalformedRequest: {
-    when: `The body is empty, not UTF-8, not JSON, or not a JSON object; or the URL is over ${MAX_URL_BYTES} bytes.`,
-    examples: [{ _tag: 'MalformedRequest', reason: 'The request body is not valid JSON.' }],
+    when:
+      'The request cannot be read: its line and headers are over 16 KiB together or not valid HTTP/1.1, or it ' +
+      "carries no Host or several (answered before authentication, without the operation's own headers).",
+    examples: [
+      { _tag: 'MalformedRequest', reason: 'The request line and headers must be at most 16 KiB together.' },
+    ],
   },
   Unauthorized: {
     when: 'The API key is missing or invalid, or `Authorization` came on more than one line.',
@@ -92,20 +96,32 @@ const NOTES: { readonly [T in Problem['_tag']]: ProblemNote<T> } = {
   },
 }
 
-/** A problem an operation may answer with; `fromOperation` when it carries the operation's own headers. */
-export type ProblemSource = { readonly tag: Problem['_tag']; readonly fromOperation: boolean }
+/**
+ * A problem an operation may answer with; `fromOperation` when it carries the operation's own headers; `own`
+ * when the operation tells when it comes and shows an answer of its own, not the problem's note.
+ */
+export type ProblemSource = {
+  readonly tag: Problem['_tag']
+  readonly fromOperation: boolean
+  readonly own?: OwnProblem
+}
 
 type Answer = ErrorResponse & {
   readonly tag: Problem['_tag']
+  /** The name of its example: the problem's, or the operation's own. */
+  readonly name: string
   readonly when: string
   readonly fromOperation: boolean
 }
 
-const answersOf = ({ tag, fromOperation }: ProblemSource): ReadonlyArray<Answer> => {
+const answersOf = ({ tag, fromOperation, own }: ProblemSource): ReadonlyArray<Answer> => {
+  if (own !== undefined)
+    return [{ ...toErrorResponse(own.example), tag, name: own.name, when: own.when, fromOperation }]
   const note = NOTES[tag] as ProblemNote<typeof tag>
   return note.examples.map((example) => ({
     ...toErrorResponse(example),
     tag,
+    name: tag,
     when: note.when,
     fromOperation,
   }))
@@ -166,10 +182,11 @@ export const problemResponses = (
                   status: { const: status },
                 },
               },
-              // One example per problem: the answers of one problem differ at most in their headers.
+              // One example per problem (its answers differ at most in their headers), or per way an operation
+              // tells one of its own.
               examples: Object.fromEntries(
                 answers.map((answer) => [
-                  answer.tag,
+                  answer.name,
                   { summary: ERRORS[answer.body.code].title, value: answer.body },
                 ]),
               ),

@@ -5,6 +5,13 @@ import { ListPetsQuery, PetIdParam } from '../codecs.js'
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
 import { MAX_BODY_BYTES } from '../read-json-body.js'
+import {
+  INVALID_NEW_PET,
+  INVALID_PET_ID,
+  LONG_URL,
+  UNREADABLE_BODY,
+  type OwnProblem,
+} from './route-problems.js'
 
 /** What the document says about one parameter; `default` is what the operation assumes without it. */
 export type ParameterNote = { readonly description: string; readonly default?: unknown }
@@ -53,11 +60,17 @@ export type RouteSpec = {
   }
   /** Declared here only: the deprecation headers, the OpenAPI document and usage counts derive from it. */
   readonly deprecation?: Deprecation
-  /** What the operation may answer besides success; authentication adds ROUTER_PROBLEMS to every one. */
-  readonly problems: ReadonlyArray<Problem['_tag']>
+  /**
+   * What the operation may answer besides success (by tag, as the problem's note tells it, or as it tells it
+   * itself); authentication adds ROUTER_PROBLEMS to every one.
+   */
+  readonly problems: ReadonlyArray<Problem['_tag'] | OwnProblem>
 }
 
-/** What any path under the prefix may answer around its operation: auth, rate limit, a long URL, defects. */
+/**
+ * What any path under the prefix may answer around its operation: a request node's parser cannot read (400,
+ * before authentication), auth, rate limit, defects.
+ */
 export const ROUTER_PROBLEMS: ReadonlyArray<Problem['_tag']> = [
   'Unauthorized',
   'RateLimited',
@@ -67,7 +80,7 @@ export const ROUTER_PROBLEMS: ReadonlyArray<Problem['_tag']> = [
 ]
 
 /** Of ROUTER_PROBLEMS, those answered once the caller is authenticated: with the operation's own headers. */
-export const AFTER_AUTHENTICATION: ReadonlySet<Problem['_tag']> = new Set(['RateLimited', 'MalformedRequest'])
+export const AFTER_AUTHENTICATION: ReadonlySet<Problem['_tag']> = new Set(['RateLimited'])
 
 // The request headers of createPet, with the codec idempotencyKeyOf decodes the header with.
 const CreatePetHeaders = t.partial({ [IDEMPOTENCY_KEY_HEADER]: IdempotencyKeyHeader })
@@ -101,7 +114,7 @@ export const ROUTES = [
       body: PetsBody,
       headers: { LinkNext: { required: false } },
     },
-    problems: ['InvalidInput', 'StoreUnavailable'],
+    problems: ['InvalidInput', LONG_URL, 'StoreUnavailable'],
   },
   {
     operationId: 'createPet',
@@ -130,8 +143,9 @@ export const ROUTES = [
     problems: [
       'UnsupportedMediaType',
       'PayloadTooLarge',
-      'MalformedRequest',
-      'InvalidInput',
+      UNREADABLE_BODY,
+      LONG_URL,
+      INVALID_NEW_PET,
       'IdempotencyKeyInUse',
       'IdempotencyKeyReused',
       'NotImplemented',
@@ -152,7 +166,8 @@ export const ROUTES = [
     success: { status: 200, description: 'The pet.', body: PetBody, headers: {} },
     // CONTRACT: deprecated since the first release (RFC 9745); the domain answers Gone after its sunset.
     deprecation: { since: new Date('2026-01-01T00:00:00Z'), sunset: GET_PET_SUNSET, successor: 'listPets' },
-    problems: ['InvalidInput', 'PetNotFound', 'Gone', 'StoreUnavailable'],
+    // Its 500 after authentication carries the deprecation headers too.
+    problems: [INVALID_PET_ID, LONG_URL, 'PetNotFound', 'Gone', 'StoreUnavailable', 'InternalError'],
   },
   {
     operationId: 'listOrders',
