@@ -47,7 +47,7 @@ export const loadConfig = (
     VARIABLES,
     env,
     context,
-    (get) => get(service.APP_ENV) === 'production',
+    (get) => context.describeOnly !== true && get(service.APP_ENV) === 'production',
   )
   if (problems.length > 0) return E.left(problems)
   const apiKeys = get(access.API_KEYS)

@@ -45,6 +45,13 @@ const serveCommand = async (loaded: AppConfig) => {
     logger.warn(
       'storage: in memory; every pet is lost when this process ends (set DATABASE_URL to keep them)',
     )
+  // CONTRACT: each environment has its own public base URL; this one's default is where clients elsewhere
+  // cannot reach it.
+  if (config.env !== 'development' && config.publicBaseUrl === undefined)
+    logger.warn(
+      `PUBLIC_BASE_URL is not set in ${config.env}: Location, Link and the OpenAPI servers name this ` +
+        'host and port (http://HOST:PORT/v1); set it to where clients reach /v1',
+    )
   if (config.webConcurrency === 1) await serve(config, logger, 'single')
   else if (cluster.isPrimary) await runPrimary(config, logger, workerEnv)
   else await serve(config, logger, 'worker')
@@ -59,7 +66,11 @@ const main = async (argv: ReadonlyArray<string>) => {
   // A command's own help needs neither configuration nor database.
   if (command === 'keys' && rest.some(isHelp)) return print(KEYS_USAGE)
   if (command === 'openapi' && rest.some(isHelp)) return print(OPENAPI_USAGE)
-  const config = loadConfig(process.env, { stdoutIsTty: process.stdout.isTTY === true })
+  // `openapi` opens no database and checks no key: production's requirements of a service are not its own.
+  const config = loadConfig(process.env, {
+    stdoutIsTty: process.stdout.isTTY === true,
+    describeOnly: command === 'openapi',
+  })
   if (E.isLeft(config)) return fail(['cannot start:', ...config.left])
   running = { command: command === 'keys' ? `keys ${rest[0] ?? ''}`.trim() : command, config: config.right }
   if (command === 'serve' && rest.length === 0) return serveCommand(config.right)

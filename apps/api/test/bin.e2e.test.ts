@@ -35,6 +35,43 @@ describe('the bin, run as a file of its own', () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
   })
 
+  it('exports the document of production without its database or keys, but not without PUBLIC_BASE_URL', async () => {
+    const run = (env: Record<string, string>) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          MAIN,
+          ['openapi'],
+          { env: { PATH: ENV.PATH, APP_ENV: 'production', ...env } },
+          (error, stdout, stderr) =>
+            resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr }),
+        ),
+      )
+    const published = await run({ PUBLIC_BASE_URL: 'https://api.example.com/v1' })
+    expect(published.code).toBe(0)
+    expect(JSON.parse(published.stdout)).toMatchObject({
+      servers: [{ url: 'https://api.example.com/v1', description: 'production' }],
+    })
+    const unnamed = await run({})
+    expect(unnamed.code).toBe(2)
+    expect(unnamed.stderr).toContain('APP_ENV=production needs PUBLIC_BASE_URL')
+  })
+
+  it('warns at start outside development when PUBLIC_BASE_URL is not set: its URLs would name this host', async () => {
+    const child = spawn(MAIN, [], { env: { ...ENV, APP_ENV: 'staging' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    try {
+      await pollUntil('the listening line', () => output.includes('"listening"'), 20_000)
+      const warned = output
+        .split('\n')
+        .filter((line) => line.includes('PUBLIC_BASE_URL is not set in staging'))
+      expect(warned).toHaveLength(1)
+      expect(JSON.parse(warned[0]!)).toMatchObject({ level: 40 })
+    } finally {
+      child.kill('SIGTERM')
+    }
+  })
+
   it('prints the OpenAPI document when run directly', async () => {
     const stdout = await new Promise<string>((resolve, reject) =>
       execFile(MAIN, ['openapi'], { env: ENV }, (error, out) => (error ? reject(error) : resolve(out))),

@@ -15,6 +15,12 @@ export const openapiCommand = async (
 ): Promise<void> => {
   const out = args.length === 2 && args[0] === '--out' && args[1] !== '' ? args[1] : undefined
   if (args.length > 0 && out === undefined) throw new UsageError(`usage:\n${OPENAPI_USAGE}`)
+  // A document to publish for staging or production names where its clients reach it, never this machine.
+  if (config.env !== 'development' && config.publicBaseUrl === undefined)
+    throw new UsageError(
+      `openapi: APP_ENV=${config.env} needs PUBLIC_BASE_URL, the URL its clients reach /v1 at, for the ` +
+        "document's servers",
+    )
   const json = JSON.stringify(buildOpenApiDocument({ servers: apiServers(config) }), null, 2)
   // `-`, as many tools read it: standard output.
   if (out === undefined || out === '-') return print(json)

@@ -102,6 +102,11 @@ export type RateLimitConfig = { readonly perSecond: number; readonly burst: numb
 export type ConfigContext = {
   /** Whether standard output is a terminal: then development logs are readable lines by default. */
   readonly stdoutIsTty?: boolean
+  /**
+   * For a command that only describes the service (`openapi`): production's requirements of a running
+   * service (a database, keys) are not asked; what it describes is.
+   */
+  readonly describeOnly?: boolean
 }
 
 /** http://HOST:PORT/v1: where a client on this machine reaches the API. */
