@@ -457,15 +457,21 @@ describe('a client that goes away', () => {
   })
 })
 
+// An app whose log lines and observed requests a test reads.
+const observedApp = async () => {
+  const logger = recordingLogger()
+  const seen: Array<ObservedRequest> = []
+  const served = await serveApp({
+    ...memoryApp().options,
+    logger,
+    operations: { observe: (request) => void seen.push(request) },
+  })
+  return { logger, seen, served }
+}
+
 describe("requests node's parser refuses", () => {
   it('are answered 400 by the app, logged and counted like any request, with the id of their answer', async () => {
-    const logger = recordingLogger()
-    const seen: Array<ObservedRequest> = []
-    const served = await serveApp({
-      ...memoryApp().options,
-      logger,
-      operations: { observe: (request) => void seen.push(request) },
-    })
+    const { logger, seen, served } = await observedApp()
     try {
       const sent = [
         // A method node does not know, with a head that is not HTTP/1.1 either (a folded line).
@@ -504,13 +510,7 @@ describe("requests node's parser refuses", () => {
 
 describe('a body that ends early, its client half-closed', () => {
   it("is logged and counted as the 400 that node's parser refusal made, with that answer's id, not as gone", async () => {
-    const logger = recordingLogger()
-    const seen: Array<ObservedRequest> = []
-    const served = await serveApp({
-      ...memoryApp().options,
-      logger,
-      operations: { observe: (request) => void seen.push(request) },
-    })
+    const { logger, seen, served } = await observedApp()
     try {
       const answer = await raw(
         served.port,
