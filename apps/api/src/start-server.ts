@@ -1,4 +1,9 @@
-import { answerEveryRequest, APP_ANSWERS_EVERY_REQUEST, connectionCutter } from '@pets/adapters-http'
+import {
+  answerEveryRequest,
+  APP_ANSWERS_EVERY_REQUEST,
+  connectionCutter,
+  inOrder,
+} from '@pets/adapters-http'
 import {
   createServer,
   ServerResponse,
@@ -98,10 +103,11 @@ export const startServer = async (
         : super.writeHead(statusCode, headers ?? message)
     }
   }
-  const serve: Handler = (req, res) => {
+  // The requests of a connection one at a time, in order: a pipelined burst waits its turn (inOrder).
+  const serve: Handler = inOrder((req, res) => {
     if (handle !== undefined) handle(req, res)
     else waiting.push(() => handle?.(req, res))
-  }
+  })
   const server = createServer(
     {
       // A client that sends its headers or body byte by byte cannot hold a connection forever.
@@ -136,7 +142,7 @@ export const startServer = async (
     service = await build({ ...config, publicBaseUrl })
     // METRICS_PORT: /metrics on a listener of its own, which only monitoring should reach.
     if (service.operationsApp !== undefined && config.metricsPort !== undefined) {
-      const operations = service.operationsApp.callback()
+      const operations = inOrder(service.operationsApp.callback())
       metricsServer = createServer({ ...listenerTimeouts(config), ...APP_ANSWERS_EVERY_REQUEST }, operations)
       answerEveryRequest(metricsServer, operations)
       capConnections(metricsServer, config.maxConnections, logger)

@@ -217,3 +217,58 @@ describe(`node's clientError for a method it does not know, read by refused-requ
     ).toBe(true)
   })
 })
+
+describe(`node's pipelining, which pipelined-in-order.ts leans on (${NODE})`, () => {
+  const HINT = 'pipelined-in-order.ts serves a pipelined request when its answer gets the connection'
+
+  it('hands a pipelined request over with a response that has no socket yet, and gives it one by a socket event', async () => {
+    const seen: Array<{ socketAtRequest: boolean; socketEvent: boolean; paused: unknown }> = []
+    const server = createServer((req, res) => {
+      const entry = {
+        socketAtRequest: res.socket !== null,
+        socketEvent: false,
+        paused: (req.socket as { _paused?: unknown })._paused,
+      }
+      seen.push(entry)
+      const answer = () => setTimeout(() => res.end('ok'), 5)
+      if (res.socket !== null) answer()
+      else
+        res.once('socket', () => {
+          entry.socketEvent = true
+          answer()
+        })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () =>
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(2)),
+    )
+    socket.on('error', () => {})
+    let text = ''
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if ((text.match(/HTTP\/1\.1 200/g) ?? []).length === 2) {
+          clearInterval(poll)
+          resolve()
+        }
+      }, 5)
+    })
+    socket.destroy()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    expect(seen[0]?.socketAtRequest, `${NODE}: a request's response no longer has its socket; ${HINT}`).toBe(
+      true,
+    )
+    expect(
+      seen[1]?.socketAtRequest,
+      `${NODE}: a pipelined request's response has a socket at once: node may now serve pipelined requests in order itself — re-measure and delete pipelined-in-order.ts`,
+    ).toBe(false)
+    expect(
+      seen[1]?.socketEvent,
+      `${NODE}: a pipelined response is no longer given its socket by a 'socket' event; ${HINT}`,
+    ).toBe(true)
+    expect(
+      typeof seen[0]?.paused,
+      `${NODE}: socket._paused (node's own pause for answers waiting to be written) is gone; pipelined-in-order.ts reads it before resuming a connection`,
+    ).toBe('boolean')
+  })
+})

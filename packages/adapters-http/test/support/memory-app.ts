@@ -11,6 +11,7 @@ import {
   answerEveryRequest,
   APP_ANSWERS_EVERY_REQUEST,
   createHttpApp,
+  inOrder,
   type HttpAppOptions,
 } from '../../src/index.js'
 
@@ -70,7 +71,7 @@ export type Sent = {
  * such as any header value node:http allows, is sent as given.
  */
 export const serveApp = async (options: HttpAppOptions) => {
-  const handle = createHttpApp(options).callback()
+  const handle = inOrder(createHttpApp(options).callback())
   const server = createServer({ maxHeaderSize: 16 * 1024, ...APP_ANSWERS_EVERY_REQUEST }, handle)
   answerEveryRequest(server, handle)
   // Longer than any pause between requests of a test, so a kept-alive connection is never closed under one.
