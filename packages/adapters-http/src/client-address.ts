@@ -14,6 +14,9 @@ const plain = (address: string): string =>
  */
 export type TrustedProxies = number | ReadonlyArray<string>
 
+/** The most proxies walked back through `X-Forwarded-For`; the entry there is taken as the client's. */
+export const MAX_PROXY_HOPS = 32
+
 /** Finds the address a request came from; read it before any await: a closed socket forgets its peer. */
 export type ClientAddressOf = (req: IncomingMessage) => string
 
@@ -25,8 +28,11 @@ const peerOf: ClientAddressOf = (req) => plain(req.socket?.remoteAddress ?? '')
  */
 export const clientAddressFinder = (trusted: TrustedProxies = 0): ClientAddressOf => {
   if (trusted === 0 || (typeof trusted !== 'number' && trusted.length === 0)) return peerOf
-  const trust =
+  const compiled =
     typeof trusted === 'number' ? (_: string, hop: number) => hop < trusted : proxyAddr.compile([...trusted])
+  // No chain of proxies is this long: past it the walk stops, so that a header of thousands of trusted-looking
+  // entries (from a client inside the trusted range) costs 32 checks, not thousands (3 µs each).
+  const trust = (address: string, hop: number) => hop < MAX_PROXY_HOPS && compiled(address, hop)
   return (req) => {
     const found = proxyAddr(req, trust)
     return isIP(found) === 0 ? peerOf(req) : plain(found)

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { addressBucketOf, clientAddressFinder } from '../src/index.js'
+import { MAX_PROXY_HOPS } from '../src/client-address.js'
 
 const request = (remoteAddress: string | undefined, forwardedFor?: string) =>
   ({
@@ -46,6 +47,16 @@ describe('clientAddressFinder', () => {
     // An entry that is no address leaves the peer's.
     expect(clientAddressFinder(3)(request('10.0.0.1', chain))).toBe('10.0.0.1')
     expect(clientAddressFinder(1)(request('10.0.0.1', '::ffff:203.0.113.1'))).toBe('203.0.113.1')
+  })
+
+  it(`walks back through ${MAX_PROXY_HOPS} proxies at most, so that thousands of trusted-looking entries cost no more`, () => {
+    const loopback = clientAddressFinder(['loopback'])
+    const chain = (proxies: number) =>
+      ['198.51.100.7', ...Array<string>(proxies).fill('127.0.0.1')].join(', ')
+    expect(loopback(request('127.0.0.1', chain(MAX_PROXY_HOPS - 1)))).toBe('198.51.100.7')
+    // Past the bound, the entry there is the client's: no chain of real proxies is this long.
+    expect(loopback(request('127.0.0.1', chain(MAX_PROXY_HOPS)))).toBe('127.0.0.1')
+    expect(loopback(request('127.0.0.1', chain(3_000)))).toBe('127.0.0.1')
   })
 
   it('refuses, when compiled, an entry that is not an address or CIDR', () => {
