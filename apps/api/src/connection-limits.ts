@@ -20,7 +20,10 @@ export const capConnections = (server: Server, maxConnections: number, logger: (
   server.maxConnections = maxConnections
   let dropped = 0
   let lineAt = Number.NEGATIVE_INFINITY
+  // A line is due: the drops until then are counted into it (none said twice, no line of none).
+  let due: NodeJS.Timeout | undefined
   const report = () => {
+    due = undefined
     lineAt = Date.now()
     const count = dropped
     dropped = 0
@@ -31,8 +34,9 @@ export const capConnections = (server: Server, maxConnections: number, logger: (
   }
   server.on('drop', () => {
     dropped++
+    if (due !== undefined) return
     const wait = lineAt + DROP_LINE_EVERY_MS - Date.now()
     if (wait <= 0) report()
-    else if (dropped === 1) setTimeout(report, wait).unref()
+    else due = setTimeout(report, wait).unref()
   })
 }
