@@ -1,4 +1,5 @@
-import type { Server, ServerOptions } from 'node:http'
+import { inOrder, MAX_PIPELINED } from '@pets/adapters-http'
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http'
 import type { AppConfig } from './config.js'
 import type { Logger } from './logger.js'
 
@@ -15,28 +16,56 @@ export const listenerTimeouts = (config: Pick<AppConfig, 'headersTimeoutMs'>): S
   connectionsCheckingInterval: Math.max(50, Math.floor(config.headersTimeoutMs / 2)),
 })
 
+/**
+ * Counts events and reports how many came, at once for the first and then once a second at most: the
+ * events until a report is written are counted into it (none said twice, no report of none).
+ */
+export const countedEverySecond = (report: (count: number) => void): (() => void) => {
+  let counted = 0
+  let lineAt = Number.NEGATIVE_INFINITY
+  let due: NodeJS.Timeout | undefined
+  const write = () => {
+    due = undefined
+    lineAt = Date.now()
+    const count = counted
+    counted = 0
+    report(count)
+  }
+  return () => {
+    counted++
+    if (due !== undefined) return
+    const wait = lineAt + DROP_LINE_EVERY_MS - Date.now()
+    if (wait <= 0) write()
+    else due = setTimeout(write, wait).unref()
+  }
+}
+
 /** Caps `server` at `maxConnections` (node closes each one past it), with a warn line a second at most. */
 export const capConnections = (server: Server, maxConnections: number, logger: () => Logger): void => {
   server.maxConnections = maxConnections
-  let dropped = 0
-  let lineAt = Number.NEGATIVE_INFINITY
-  // A line is due: the drops until then are counted into it (none said twice, no line of none).
-  let due: NodeJS.Timeout | undefined
-  const report = () => {
-    due = undefined
-    lineAt = Date.now()
-    const count = dropped
-    dropped = 0
+  server.on(
+    'drop',
+    countedEverySecond((count) =>
+      logger().warn(
+        { maxConnections, refused: count },
+        `connections refused: MAX_CONNECTIONS (${maxConnections}) are open on this listener`,
+      ),
+    ),
+  )
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void
+
+/**
+ * Serves each connection's requests in turn (adapters-http's inOrder), for every listener it wraps; a
+ * connection closed for a pipeline over MAX_PIPELINED is counted into a warn line a second at most.
+ */
+export const pipelinesInOrder = (logger: () => Logger): ((handler: Handler) => Handler) => {
+  const onOverflow = countedEverySecond((count) =>
     logger().warn(
-      { maxConnections, refused: count },
-      `connections refused: MAX_CONNECTIONS (${maxConnections}) are open on this listener`,
-    )
-  }
-  server.on('drop', () => {
-    dropped++
-    if (due !== undefined) return
-    const wait = lineAt + DROP_LINE_EVERY_MS - Date.now()
-    if (wait <= 0) report()
-    else due = setTimeout(report, wait).unref()
-  })
+      { closed: count, maxPipelined: MAX_PIPELINED },
+      `connections closed: more than ${MAX_PIPELINED} pipelined requests waiting`,
+    ),
+  )
+  return (handler) => inOrder(handler, { onOverflow })
 }

@@ -1,9 +1,4 @@
-import {
-  answerEveryRequest,
-  APP_ANSWERS_EVERY_REQUEST,
-  connectionCutter,
-  inOrder,
-} from '@pets/adapters-http'
+import { answerEveryRequest, APP_ANSWERS_EVERY_REQUEST, connectionCutter } from '@pets/adapters-http'
 import {
   createServer,
   ServerResponse,
@@ -16,7 +11,7 @@ import type { AddressInfo } from 'node:net'
 import type { AppConfig } from './config.js'
 import { defaultPublicBaseUrl } from './config.js'
 import type { AnimalStoreService } from './create-service.js'
-import { capConnections, listenerTimeouts } from './connection-limits.js'
+import { capConnections, listenerTimeouts, pipelinesInOrder } from './connection-limits.js'
 import { STORAGE_CLOSE_MS } from './lifecycle.js'
 import { createLogger } from './logger.js'
 
@@ -104,7 +99,8 @@ export const startServer = async (
     }
   }
   // The requests of a connection one at a time, in order: a pipelined burst waits its turn (inOrder).
-  const serve: Handler = inOrder((req, res) => {
+  const inTurn = pipelinesInOrder(() => logger())
+  const serve: Handler = inTurn((req, res) => {
     if (handle !== undefined) handle(req, res)
     else waiting.push(() => handle?.(req, res))
   })
@@ -142,7 +138,7 @@ export const startServer = async (
     service = await build({ ...config, publicBaseUrl })
     // METRICS_PORT: /metrics on a listener of its own, which only monitoring should reach.
     if (service.operationsApp !== undefined && config.metricsPort !== undefined) {
-      const operations = inOrder(service.operationsApp.callback())
+      const operations = inTurn(service.operationsApp.callback())
       metricsServer = createServer({ ...listenerTimeouts(config), ...APP_ANSWERS_EVERY_REQUEST }, operations)
       answerEveryRequest(metricsServer, operations)
       capConnections(metricsServer, config.maxConnections, logger)

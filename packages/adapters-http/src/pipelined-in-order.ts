@@ -3,8 +3,6 @@ import type { Socket } from 'node:net'
 
 /** What serves a request: an app's `callback()`, or whatever hands requests to it. */
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
-// node's own flag: it paused the connection while answers wait to be written (guard: private-api-guards.test.ts).
-type Connection = Socket & { _paused?: boolean }
 
 // Per connection, how many pipelined requests wait for their turn (only connections that pipeline have one).
 const waiting = new WeakMap<Socket, number>()
@@ -16,37 +14,38 @@ const waiting = new WeakMap<Socket, number>()
  */
 export const MAX_PIPELINED = 32
 
+/** What inOrder tells its host: a connection closed for too deep a pipeline. */
+export type InOrderOptions = { readonly onOverflow?: () => void }
+
 /**
  * Serves the requests of one connection one at a time, in their order. node hands over every request of
  * a pipelined burst at once (a 64 KiB read holds hundreds of small GETs), and answers them in order: each
  * answer waits, whole, in memory until those before it are written. A client that pipelines and never
  * reads made the service hold hundreds of pages per connection (gigabytes, then a heap out of memory), and
  * on PostgreSQL made the pool time out (503s with the database healthy). Here a request that came behind
- * one under way starts only when node gives its answer the connection (its response's `socket` event), and
- * the connection reads nothing more meanwhile: a connection holds one answer in the making, and at most
- * MAX_PIPELINED requests waiting. A request that is not pipelined (its response has the connection) costs
- * one field read.
+ * one under way starts only when node gives its answer the connection (its response's `socket` event): a
+ * connection holds one answer in the making. node goes on reading a connection whatever its pipeline (its
+ * parser reads the socket itself, and restarts reading after each request), so what waits is bounded by
+ * count: past MAX_PIPELINED waiting requests the connection is closed. A request that is not pipelined (its
+ * response has the connection) costs one field read.
  */
 export const inOrder =
-  (handle: Handler): Handler =>
+  (handle: Handler, { onOverflow }: InOrderOptions = {}): Handler =>
   (req, res) => {
     if (res.socket !== null) return handle(req, res)
-    const socket = req.socket as Connection
+    const socket = req.socket
     if (socket.destroyed) return
     const count = (waiting.get(socket) ?? 0) + 1
     // What waits is held whole (the request, its response): a pipeline that never ends is closed.
-    if (count > MAX_PIPELINED) return void socket.destroy()
+    if (count > MAX_PIPELINED) {
+      socket.destroy()
+      return onOverflow?.()
+    }
     waiting.set(socket, count)
-    // Reads no further until the waiting requests are served: what was read is all that waits.
-    socket.pause()
     res.once('socket', () => {
       const left = (waiting.get(socket) ?? 1) - 1
       if (left > 0) waiting.set(socket, left)
-      else {
-        waiting.delete(socket)
-        // Unless node paused it for answers still to be written: it resumes it itself once they are.
-        if (socket._paused !== true && !socket.destroyed) socket.resume()
-      }
+      else waiting.delete(socket)
       handle(req, res)
     })
   }

@@ -1,7 +1,8 @@
 import type { Authenticator } from '@pets/domain'
-import { connect } from 'node:net'
+import { createServer } from 'node:http'
+import { connect, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_PIPELINED } from '../src/index.js'
+import { createHttpApp, inOrder, MAX_PIPELINED } from '../src/index.js'
 import { BEARER, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 
 // Writes `count` GETs on one connection at once, reads everything until it closes or goes quiet.
@@ -58,6 +59,35 @@ describe('pipelined requests, one connection', () => {
     expect(most).toBe(1)
   })
 
+  it('are served one at a time when they come in packets of their own, the connection still read', async () => {
+    most = 0
+    const count = 10
+    const text = await new Promise<string>((resolve) => {
+      let answer = ''
+      const socket = connect(served.port, '127.0.0.1', () => {
+        for (let i = 0; i < count; i++)
+          setTimeout(
+            () =>
+              socket.write(
+                `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nX-Request-Id: p${i}\r\n\r\n`,
+              ),
+            i * 2,
+          )
+      })
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString('latin1')
+        if ((answer.match(/HTTP\/1\.1 200 /g) ?? []).length === count) {
+          socket.destroy()
+          resolve(answer)
+        }
+      })
+      socket.on('error', () => {})
+    })
+    const ids = [...text.matchAll(/\r\nx-request-id: (p\d+)\r\n/gi)].map((m) => m[1])
+    expect(ids).toEqual(Array.from({ length: count }, (_, i) => `p${i}`))
+    expect(most).toBe(1)
+  })
+
   it(`closes a connection with more than ${MAX_PIPELINED} requests waiting, and serves the next one`, async () => {
     const { text, closedByServer } = await pipeline(served.port, 500, { stopAfterMs: 5_000 })
     expect(closedByServer).toBe(true)
@@ -65,5 +95,25 @@ describe('pipelined requests, one connection', () => {
     const answered = text.match(/HTTP\/1\.1 200 /g) ?? []
     expect(answered.length).toBeLessThanOrEqual(MAX_PIPELINED + 1)
     expect((await served.send({ path: '/v1/pets', headers: { Authorization: BEARER } })).status).toBe(200)
+  })
+})
+
+describe('inOrder', () => {
+  it('tells its host of each connection it closed for too deep a pipeline', async () => {
+    let overflows = 0
+    const app = createHttpApp(memoryApp().options)
+    const handle = inOrder(app.callback(), { onOverflow: () => void overflows++ })
+    const server = createServer(handle)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { closedByServer } = await pipeline((server.address() as AddressInfo).port, 200, {
+        stopAfterMs: 5_000,
+      })
+      expect(closedByServer).toBe(true)
+      expect(overflows).toBe(1)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   })
 })
