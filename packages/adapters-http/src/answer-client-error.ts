@@ -33,16 +33,25 @@ export const answerClientError = (
   // As node's own default does, through its private `_httpMessage` (guard: test/private-api-guards.test.ts):
   // a reset connection, or one whose answer has begun, gets nothing more.
   const answering = (
-    socket as { _httpMessage?: { headersSent?: boolean; getHeader?: (name: string) => unknown } }
+    socket as {
+      _httpMessage?: {
+        headersSent?: boolean
+        getHeader?: (name: string) => unknown
+        req?: { complete?: boolean }
+      } | null
+    }
   )._httpMessage
   if (error.code === 'ECONNRESET' || !socket.writable || answering?.headersSent === true) {
     socket.destroy()
     return
   }
-  if (answering !== undefined && answering !== null) answeredHere.add(answering)
+  // The app's request, if the refused bytes are its own (its body broke the parser): this 400 is its answer,
+  // with the id its log line carries. A request answered whole before them is no part of it: its answer is
+  // lost with the connection (logged as such), and this 400 has an id of its own.
+  const own = answering !== undefined && answering !== null && answering.req?.complete === false
+  if (own) answeredHere.add(answering)
   const reason = refusalReason(error)
-  // A request the app already had (its body broke the parser): the id its answer and log line carry.
-  const given = answering?.getHeader?.('x-request-id')
+  const given = own ? answering.getHeader?.('x-request-id') : undefined
   const requestId = typeof given === 'string' ? given : randomUUID()
   const { body } = toErrorResponse({ _tag: 'MalformedRequest', reason })
   const json = JSON.stringify(body)

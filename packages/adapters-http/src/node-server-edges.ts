@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { answerClientError } from './answer-client-error.js'
 import { answerAndClose } from './answer-and-close.js'
+import { answerInTurn } from './later-refusals.js'
 import { handRefusalToApp } from './refused-request.js'
 
 /** What serves a request: an app's `callback()`, or whatever hands requests to it. */
@@ -24,7 +25,8 @@ export const APP_ANSWERS_EVERY_REQUEST = { requireHostHeader: false } as const
  *   which serveRequests answers 400 with an Error body, logged and counted as any (refused-request.ts); when
  *   the app already has it, or cannot have it, answerClientError answers on the socket; a method it does not
  *   know is answered by the app as any method it does not serve (401, 404 or 405), its head read from the
- *   refused bytes (refused-head.ts);
+ *   refused bytes (refused-head.ts); one refused behind requests already whole is answered after their
+ *   answers, not over them (later-refusals.ts);
  * - an `Expect` other than `100-continue` (node's 417, without a body): the expectation is ignored, as RFC
  *   9110 section 10.1.1 allows (a server MAY answer 417), and the request is served like any other;
  * - a `CONNECT` (node closes its connection without a word): answered as any method the app does not serve
@@ -32,8 +34,13 @@ export const APP_ANSWERS_EVERY_REQUEST = { requireHostHeader: false } as const
  * Made with APP_ANSWERS_EVERY_REQUEST, the server also leaves a request without `Host` to the app.
  */
 export const answerEveryRequest = (server: Server, handle: RequestHandler): void => {
-  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+  const answerRefusal = (error: Error & { code?: string }, socket: Duplex) => {
     if (!handRefusalToApp(error, socket, handle)) answerClientError(error, socket)
+  }
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    // A request refused behind one answered whole is answered in its turn, after those before it.
+    if (!answerInTurn(error, socket, (refusal) => answerRefusal(refusal, socket)))
+      answerRefusal(error, socket)
   })
   server.on('checkExpectation', handle)
   server.on('connect', (req: IncomingMessage, stream: Duplex) => {

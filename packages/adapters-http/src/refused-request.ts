@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { refusalReason } from './answer-client-error.js'
 import { answerAndClose } from './answer-and-close.js'
-import { readRefusedHead, type RefusedHead } from './refused-head.js'
+import { MAX_HEAD_BYTES, readRefusedHead, type RefusedHead } from './refused-head.js'
 
 // What node's parser refused, by the request made to stand for it (serveRequests answers it 400).
 const refusals = new WeakMap<IncomingMessage, string>()
@@ -47,34 +47,90 @@ const standIn = (socket: Socket, method: string, url: string, head?: RefusedHead
   return req
 }
 
-// The head of a request refused for its method alone, when its bytes are the packet's first (node's parser
-// stopped, at `bytesParsed`, within the packet's first word: no request answered before it shares the packet).
-const unknownMethodHead = (error: {
+type Handler = (req: IncomingMessage, res: ServerResponse) => void
+
+// The bytes of a request refused for its method alone, when they start the packet (node's parser stopped, at
+// `bytesParsed`, within the packet's first word: no request answered before it shares the packet).
+const unknownMethodStart = (error: {
   code?: string
   rawPacket?: unknown
   bytesParsed?: unknown
-}): RefusedHead | undefined => {
+}): Buffer | undefined => {
   const raw = error.rawPacket
   if (error.code !== 'HPE_INVALID_METHOD' || !Buffer.isBuffer(raw) || typeof error.bytesParsed !== 'number')
     return undefined
   const space = raw.indexOf(0x20)
-  return space > error.bytesParsed ? readRefusedHead(raw) : undefined
+  // A method that is the start of one node knows (`GE`) stops the parser at the space: still the first word.
+  return space < 0 || space >= error.bytesParsed ? raw : undefined
 }
+
+// Answers 400 for a refused request, as a request of the app's own (serveRequests reads the reason).
+const refuse = (socket: Socket, handle: Handler, raw: unknown, code: string | undefined): void => {
+  const { method, target } = requestLineOf(raw)
+  const req = standIn(socket, method, target)
+  refusals.set(req, refusalReason(code === undefined ? {} : { code }))
+  answerAndClose(req, socket, handle)
+}
+
+// Heads of unknown methods still arriving, by socket: node's parser refuses each later packet too, and
+// hands it over. Each packet is searched once for the head's end (with the 3 bytes before it), and the head
+// read once: linear in what arrives, however it is cut.
+type Arriving = {
+  readonly chunks: Array<Buffer>
+  size: number
+  tail: Buffer
+  readonly timer: NodeJS.Timeout
+  readonly handle: Handler
+}
+const arriving = new WeakMap<Duplex, Arriving>()
+const END = '\r\n\r\n'
+
+// The head whole: the app answers it (or 400 if it is not HTTP/1.1); past 16 KiB, 400; else it waits for more.
+const readOrWait = (socket: Socket, state: Arriving, chunk: Buffer): void => {
+  const seam = Buffer.concat([state.tail, chunk])
+  const ended = seam.includes(END)
+  state.chunks.push(chunk)
+  state.size += chunk.length
+  state.tail = seam.subarray(-(END.length - 1))
+  if (!ended && state.size < MAX_HEAD_BYTES) return
+  clearTimeout(state.timer)
+  arriving.delete(socket)
+  const bytes = Buffer.concat(state.chunks, state.size)
+  const head = readRefusedHead(bytes)
+  if (head !== undefined) answerAndClose(standIn(socket, '_OTHER', head.target, head), socket, state.handle)
+  else
+    refuse(
+      socket,
+      state.handle,
+      bytes,
+      bytes.subarray(0, MAX_HEAD_BYTES).includes(END) ? undefined : 'HPE_HEADER_OVERFLOW',
+    )
+}
+
+// How long the rest of a head may take: the server's own `headersTimeout`.
+const headersTimeoutOf = (socket: Socket): number =>
+  (socket as Socket & { server?: { headersTimeout?: number } }).server?.headersTimeout ?? 60_000
 
 /**
  * Hands a request that node's parser refused to the app, as a request of its own (its log line, metrics,
  * span and request id, as any answer's); true when it did, or when the app already answers this socket's
  * refused request. A method node does not know (RFC 9110 allows any token) is served as any method the app
- * does not serve, with the headers of its head (401 without a key, then 404 or 405, as CONNECT is); any other
- * refusal is answered 400. Not when the app already has the request (a body broke the parser: the app's own
- * answer and line stand for it), or the connection is gone: answerClientError's to answer, or not.
+ * does not serve, with the headers of its head (401 without a key, then 404 or 405, as CONNECT is), once the
+ * head has arrived, within the server's `headersTimeout` and 16 KiB; any other refusal is answered 400. Not
+ * when the app already has the request (a body broke the parser: the app's own answer and line stand for
+ * it), or the connection is gone: answerClientError's to answer, or not.
  */
 export const handRefusalToApp = (
   error: Error & { code?: string; rawPacket?: unknown },
   stream: Duplex,
-  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  handle: Handler,
 ): boolean => {
   const socket = stream as Socket & { _httpMessage?: unknown }
+  const state = arriving.get(socket)
+  if (state !== undefined && Buffer.isBuffer(error.rawPacket) && error.code !== 'ECONNRESET') {
+    readOrWait(socket, state, error.rawPacket)
+    return true
+  }
   if (handed.has(socket)) {
     if (error.code === 'ECONNRESET') socket.destroy()
     return true
@@ -86,14 +142,18 @@ export const handRefusalToApp = (
   )
     return false
   handed.add(socket)
-  const head = unknownMethodHead(error)
-  if (head !== undefined) {
-    answerAndClose(standIn(socket, '_OTHER', head.target, head), socket, handle)
+  const start = unknownMethodStart(error)
+  if (start === undefined) {
+    refuse(socket, handle, error.rawPacket, error.code)
     return true
   }
-  const { method, target } = requestLineOf(error.rawPacket)
-  const req = standIn(socket, method, target)
-  refusals.set(req, refusalReason(error))
-  answerAndClose(req, socket, handle)
+  const timer = setTimeout(() => {
+    arriving.delete(socket)
+    refuse(socket, handle, start, 'ERR_HTTP_HEADERS_TIMEOUT')
+  }, headersTimeoutOf(socket)).unref()
+  const waiting: Arriving = { chunks: [], size: 0, tail: Buffer.alloc(0), timer, handle }
+  arriving.set(socket, waiting)
+  socket.once('close', () => clearTimeout(timer))
+  readOrWait(socket, waiting, start)
   return true
 }

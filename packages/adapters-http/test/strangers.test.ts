@@ -1,10 +1,17 @@
 import type { Authenticator } from '@pets/domain'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import type { ServerResponse } from 'node:http'
-import { connect } from 'node:net'
+import { createServer, type ServerResponse } from 'node:http'
+import { connect, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { UNKNOWN_NAMED } from '@pets/domain'
-import { createTokenBucketRateLimiter, DOCS_PATH, type ObservedRequest } from '../src/index.js'
+import {
+  answerEveryRequest,
+  createHttpApp,
+  createTokenBucketRateLimiter,
+  DOCS_PATH,
+  inOrder,
+  type ObservedRequest,
+} from '../src/index.js'
 import { recordingLogger } from './serve.js'
 import { BEARER, errorBodyOf, KEYS, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 import { SWAGGER_UI_VERSION } from './support/swagger-ui-version.js'
@@ -287,6 +294,9 @@ describe('what a caller without a key, or a careless one, can make the service d
 
   it.each([
     ['FOO /v1/pets', '', 401, 'unauthorized'],
+    // The start of a method node knows: its parser stops at the space.
+    ['GE /v1/pets', '', 401, 'unauthorized'],
+    ['P /v1/pets', `Authorization: ${BEARER}\r\n`, 405, 'method_not_allowed'],
     ['PURGEX /v1/pets', `Authorization: ${BEARER}\r\n`, 405, 'method_not_allowed'],
     ["M!#$%&'*+-.^_`|~9 /v1/pets/7", `authorization: ${BEARER}\r\n`, 405, 'method_not_allowed'],
     ['FOO /v1/nowhere', `Authorization: ${BEARER}\r\n`, 404, 'not_found'],
@@ -524,6 +534,146 @@ describe('a body that ends early, its client half-closed', () => {
       expect(seen[0]).toMatchObject({ requestId: id, status: 400, aborted: false, route: '/v1/pets' })
       const line = logger.lines.find((l) => l.message === 'request')
       expect(line?.fields).toMatchObject({ requestId: id, status: 400, aborted: false })
+    } finally {
+      await served.close()
+    }
+  })
+})
+
+describe('a method node does not know, its head in several packets', () => {
+  // Writes the parts `gapMs` apart on one connection, and collects what comes back until it closes.
+  const inParts = (port: number, parts: ReadonlyArray<string>, gapMs = 20) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        parts.forEach((part, i) => setTimeout(() => socket.writable && socket.write(part), i * gapMs)),
+      )
+      let text = ''
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+      socket.on('close', () => resolve(text))
+      socket.on('error', () => {})
+    })
+  let app: ServedApp
+  beforeAll(async () => {
+    app = await serveApp(memoryApp().options)
+  })
+  afterAll(() => app.close())
+
+  it('is answered once the head has ended, as if it came whole: 405 with a key, 401 without', async () => {
+    const withKey = await inParts(app.port, [
+      'FOO /v1/pets HTTP/1.1\r\nHost: x\r\n',
+      `Authorization: ${BEARER}\r\n`,
+      '\r\n',
+    ])
+    expect(withKey).toMatch(/^HTTP\/1\.1 405 /)
+    const head = 'FOO /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n'
+    const byteByByte = await inParts(app.port, [...head], 2)
+    expect(byteByByte).toMatch(/^HTTP\/1\.1 401 /)
+  })
+
+  it('is answered 400 when its head passes 16 KiB, or is not HTTP/1.1 once ended', async () => {
+    const big = await inParts(app.port, [
+      'FOO /v1/pets HTTP/1.1\r\nHost: x\r\n',
+      `X-A: ${'a'.repeat(9_000)}\r\n`,
+      `X-B: ${'b'.repeat(9_000)}\r\n`,
+    ])
+    expect(big).toMatch(/^HTTP\/1\.1 400 /)
+    expect(big).toContain('The request line and headers must be at most 16 KiB together.')
+    const folded = await inParts(app.port, ['FOO /v1/pets HTTP/1.1\r\nHost: x\r\n', ' folded\r\n\r\n'])
+    expect(folded).toContain('The request is not valid HTTP/1.1.')
+  })
+
+  it("is answered 400 when the rest of its head does not come within the server's headersTimeout", async () => {
+    const handle = inOrder(createHttpApp(memoryApp().options).callback())
+    const server = createServer({ headersTimeout: 300, requestTimeout: 1_000 }, handle)
+    answerEveryRequest(server, handle)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const started = Date.now()
+      const late = await inParts((server.address() as AddressInfo).port, [
+        'FOO /v1/pets HTTP/1.1\r\nHost: x\r\n',
+      ])
+      expect(late).toContain('The request headers did not arrive in time.')
+      expect(Date.now() - started).toBeLessThan(3_000)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+})
+
+describe('a request answered whole, then bytes node refuses on its connection', () => {
+  // A listing that waits for its key while more bytes come on its connection.
+  const slowApp = async () => {
+    const app = memoryApp()
+    const { authenticator } = app.options
+    const slow: Authenticator = {
+      authenticate: (key) => () =>
+        new Promise((resolve) => setTimeout(() => void authenticator.authenticate(key)().then(resolve), 200)),
+    }
+    const seen: Array<ObservedRequest> = []
+    const served = await serveApp({
+      ...app.options,
+      authenticator: slow,
+      operations: { observe: (request) => void seen.push(request) },
+    })
+    return { served, seen }
+  }
+  const exchange = (port: number, first: string, then: string, gapMs: number) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        if (gapMs === 0) socket.write(first + then)
+        else {
+          socket.write(first)
+          setTimeout(() => socket.write(then), gapMs)
+        }
+      })
+      let text = ''
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+      socket.on('close', () => resolve(text))
+      socket.on('error', () => {})
+    })
+  const LIST = `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nX-Request-Id: good\r\n\r\n`
+
+  it.each([
+    ['a header line without its colon', 'GET /v1/pets HTTP/1.1\r\nHost x\r\n\r\n', 0],
+    ['a header line without its colon, later', 'GET /v1/pets HTTP/1.1\r\nHost x\r\n\r\n', 50],
+    // As node's own client sends the body of a DELETE: without a length, so it reads as the next request.
+    ['a body without a length', '{"name":"Rex"}', 0],
+  ])(
+    'answers the request, saying Connection: close, then closes: %s is no request to answer',
+    async (_, then, gapMs) => {
+      const { served, seen } = await slowApp()
+      try {
+        const answer = await exchange(served.port, LIST, then, gapMs)
+        expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 '])
+        expect(answer.toLowerCase()).toContain('\r\nconnection: close\r\n')
+        expect(answer.toLowerCase()).toContain('\r\nx-request-id: good\r\n')
+        await expect.poll(() => seen.length).toBe(1)
+        expect(seen[0]).toMatchObject({ requestId: 'good', status: 200, aborted: false })
+      } finally {
+        await served.close()
+      }
+    },
+  )
+
+  it('answers a method node does not know, pipelined behind a creation, as its own: 201, then 405', async () => {
+    const { served, seen } = await slowApp()
+    try {
+      const body = '{"name":"Rex","categoryId":1}'
+      const answer = await exchange(
+        served.port,
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${body.length}\r\n\r\n${body}`,
+        `FOO /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nX-Request-Id: foo\r\n\r\n`,
+        0,
+      )
+      expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 201 ', 'HTTP/1.1 405 '])
+      await expect.poll(() => seen.length).toBe(2)
+      expect(seen.map((r) => [r.method, r.status])).toEqual([
+        ['POST', 201],
+        ['_OTHER', 405],
+      ])
+      expect(seen[1]?.requestId).toBe('foo')
     } finally {
       await served.close()
     }

@@ -1,0 +1,95 @@
+import type { ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { readRefusedHead } from './refused-head.js'
+
+type Refusal = Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown }
+// node's own: the response under way on a connection (guard: private-api-guards.test.ts).
+type Connection = Socket & { _httpMessage?: (ServerResponse & { req?: { complete?: boolean } }) | null }
+
+// Connections whose refused request waits for the answers before it, with the packets of its bytes: node's
+// parser, left in its error, refuses every later packet too, and those are the rest of them (kept up to the
+// 16 KiB a head may have, and put together once, when its turn comes).
+type Waiting = { readonly parts: Array<Buffer>; size: number }
+const waitingTurn = new WeakMap<Duplex, Waiting>()
+const MOST_KEPT = 16 * 1024
+
+// tchar of RFC 9110 5.6.2, the bytes of a method.
+const isMethodByte = (byte: number) =>
+  (byte >= 0x30 && byte <= 0x39) ||
+  (byte >= 0x41 && byte <= 0x5a) ||
+  (byte >= 0x61 && byte <= 0x7a) ||
+  "!#$%&'*+-.^_`|~".includes(String.fromCharCode(byte))
+
+// The refusal as if its packet began with the refused request: for a method node does not know, from the start
+// of the word it stopped in (the bytes before are the requests answered before it); for any other refusal its
+// first line is not known, and the request stands for itself without one.
+const ownPart = (error: Refusal): Refusal => {
+  const raw = error.rawPacket
+  const at = error.bytesParsed
+  if (error.code !== 'HPE_INVALID_METHOD' || !Buffer.isBuffer(raw) || typeof at !== 'number')
+    return Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code })
+  let start = Math.min(at, raw.length)
+  while (start > 0 && isMethodByte(raw[start - 1]!)) start--
+  return Object.assign(new Error(error.message), {
+    code: 'HPE_INVALID_METHOD',
+    rawPacket: raw.subarray(start),
+    bytesParsed: at - start,
+  })
+}
+
+// A request refused for its method alone whose head is whole and well formed in `bytes`: one to answer.
+const isReadable = (refusal: Refusal, bytes: Buffer | undefined): boolean =>
+  refusal.code === 'HPE_INVALID_METHOD' && bytes !== undefined && readRefusedHead(bytes) !== undefined
+
+/**
+ * When node's parser refuses bytes that follow a request it handed over whole (pipelined behind it), they
+ * are dealt with after the answers before them, never in their place: node would write its 400 at once, over
+ * the answer still being made (a POST already carried out answered 400, so retried: a second pet). A request
+ * of a method node does not know, its head whole, is answered in its turn (`answer` runs with the refusal as
+ * if its packet began with it, once no answer is under way or waiting). Anything else is no request to answer
+ * (node's own client sends the body of a DELETE without a length: it reads as the start of the next request):
+ * the connection closes after the answers before it, the one under way saying `Connection: close`, so that no
+ * client takes a stray 400 for the answer of its next request. Returns false when the refusal is not such a
+ * one; meanwhile the connection's further refusals are the rest of the refused bytes.
+ */
+export const answerInTurn = (error: Refusal, stream: Duplex, answer: (refusal: Refusal) => void): boolean => {
+  const waiting = waitingTurn.get(stream)
+  if (waiting !== undefined) {
+    if (Buffer.isBuffer(error.rawPacket) && waiting.size <= MOST_KEPT) {
+      waiting.parts.push(error.rawPacket)
+      waiting.size += error.rawPacket.length
+    }
+    return true
+  }
+  const socket = stream as Connection
+  const under = socket._httpMessage
+  if (
+    error.code === 'ECONNRESET' ||
+    !socket.writable ||
+    under === null ||
+    under === undefined ||
+    under.req?.complete !== true
+  )
+    return false
+  const refusal = ownPart(error)
+  const first = Buffer.isBuffer(refusal.rawPacket) ? refusal.rawPacket : undefined
+  const parts: Waiting = first === undefined ? { parts: [], size: 0 } : { parts: [first], size: first.length }
+  waitingTurn.set(stream, parts)
+  // What cannot be answered yet says Connection: close on the answer under way, if it still can.
+  if (!isReadable(refusal, first) && !under.headersSent) under.shouldKeepAlive = false
+  const next = () => {
+    if (socket.destroyed || !socket.writable) return
+    const current = socket._httpMessage
+    // node gives the connection to the next answer waiting as one finishes, before that one's `close`.
+    if (current !== null && current !== undefined) return void current.once('close', next)
+    const bytes = parts.parts.length > 1 ? Buffer.concat(parts.parts, parts.size) : first
+    // From now on the connection's refusals are the answer's own to read (refused-request.ts).
+    waitingTurn.delete(stream)
+    if (!isReadable(refusal, bytes)) return void socket.destroySoon()
+    refusal.rawPacket = bytes
+    answer(refusal)
+  }
+  under.once('close', next)
+  return true
+}
