@@ -77,7 +77,11 @@ export const createUsageCounter = ({
       clearInterval(timer)
       await flush()
       const lost = [...pending.values()].reduce((sum, c) => sum + c.calls, 0)
-      if (lost > 0) logger.warn({ calls: lost }, 'usage counts lost at shutdown: the store is unavailable')
+      if (lost > 0)
+        logger.warn(
+          { calls: lost },
+          'usage counts lost at shutdown: the store did not take them (unreachable, or too busy within its timeouts)',
+        )
       pending = new Map()
     },
   }
