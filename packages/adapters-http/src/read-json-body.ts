@@ -114,7 +114,11 @@ export const readJsonBody = async (
   if (alreadyRead !== undefined)
     return Buffer.byteLength(alreadyRead) > MAX_BODY_BYTES ? tooLarge : parseJson(alreadyRead)
   const raw = await readBodyBytes(ctx.req, declared, MAX_BODY_BYTES, timeoutMs)
-  if (raw === 'too-large') return tooLarge
+  if (raw === 'too-large') {
+    // However much of it has arrived: a client that sends more than the limit is one to stop (a 413 closes).
+    ctx.set('Connection', 'close')
+    return tooLarge
+  }
   if (raw === 'incomplete') return malformed('The request body ended before its declared length.')
   if (raw === 'timeout') {
     ctx.set('Connection', 'close')

@@ -71,12 +71,12 @@ const stamp = (res: ServerResponse, requestId: string) => {
   res.setHeader('Cache-Control', 'no-store')
 }
 
-// A request whose body is still arriving, unread (refused before reading, or too large): node would read
-// and drop the rest to keep the connection, so a client could keep it streaming. A body that arrived whole
-// has nothing more to come, read or not (node drops what is unread; a pipelined request's body, taken
-// before its 'end' is emitted, is read).
+// A request whose body was sent but not read (refused before reading, or too large): node would read and
+// drop the rest to keep the connection, so a client could keep it streaming. A body taken whole is read,
+// though its 'end' may not be emitted yet (a pipelined request's, read as its turn came).
 const bodyLeftUnread = (req: IncomingMessage): boolean =>
-  !req.complete &&
+  !req.readableEnded &&
+  !(req.complete && req.readableLength === 0) &&
   (req.headers['transfer-encoding'] !== undefined ||
     (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0'))
 
