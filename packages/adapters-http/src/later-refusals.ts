@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { readRefusedHead } from './refused-head.js'
+import { isTokenByte, readRefusedHead } from './refused-head.js'
 
 type Refusal = Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown }
 // node's own: the response under way on a connection (guard: private-api-guards.test.ts).
@@ -14,13 +14,6 @@ type Waiting = { readonly parts: Array<Buffer>; size: number }
 const waitingTurn = new WeakMap<Duplex, Waiting>()
 const MOST_KEPT = 16 * 1024
 
-// tchar of RFC 9110 5.6.2, the bytes of a method.
-const isMethodByte = (byte: number) =>
-  (byte >= 0x30 && byte <= 0x39) ||
-  (byte >= 0x41 && byte <= 0x5a) ||
-  (byte >= 0x61 && byte <= 0x7a) ||
-  "!#$%&'*+-.^_`|~".includes(String.fromCharCode(byte))
-
 // The refusal as if its packet began with the refused request: for a method node does not know, from the start
 // of the word it stopped in (the bytes before are the requests answered before it); for any other refusal its
 // first line is not known, and the request stands for itself without one.
@@ -30,7 +23,7 @@ const ownPart = (error: Refusal): Refusal => {
   if (error.code !== 'HPE_INVALID_METHOD' || !Buffer.isBuffer(raw) || typeof at !== 'number')
     return Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code })
   let start = Math.min(at, raw.length)
-  while (start > 0 && isMethodByte(raw[start - 1]!)) start--
+  while (start > 0 && isTokenByte(raw[start - 1]!)) start--
   return Object.assign(new Error(error.message), {
     code: 'HPE_INVALID_METHOD',
     rawPacket: raw.subarray(start),

@@ -15,9 +15,11 @@ for (const code of Buffer.from(
   "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
 ))
   TCHAR[code] = 1
+/** Whether a byte (or char code) is a tchar of RFC 9110 5.6.2, one a method or a field name is made of. */
+export const isTokenByte = (code: number): boolean => TCHAR[code] === 1
 const isToken = (text: string): boolean => {
   if (text === '') return false
-  for (let i = 0; i < text.length; i++) if (TCHAR[text.charCodeAt(i)] !== 1) return false
+  for (let i = 0; i < text.length; i++) if (!isTokenByte(text.charCodeAt(i))) return false
   return true
 }
 // A field value of RFC 9110 5.5: visible characters, obs-text, spaces and tabs; no CR, LF or NUL.
