@@ -2,7 +2,7 @@ import { generateApiKey } from '@pets/wire/api-key-secret'
 import * as E from 'fp-ts/lib/Either.js'
 import cluster from 'node:cluster'
 import { KEYS_USAGE, OPENAPI_USAGE, UsageError } from './commands/usage.js'
-import { loadConfig, type AppConfig } from './config.js'
+import { loadConfig, namesOwnHost, type AppConfig } from './config.js'
 import { createLogger, exitAfterFlush, exitOnUncaughtErrors, flushLogs, type Logger } from './logger.js'
 import { applyV8Flags } from './node-flags.js'
 import { operationalFailure, type FailureContext, type OperationalFailure } from './operational-failure.js'
@@ -47,7 +47,7 @@ const serveCommand = async (loaded: AppConfig) => {
     )
   // CONTRACT: each environment has its own public base URL; this one's default is where clients elsewhere
   // cannot reach it.
-  if (config.env !== 'development' && config.publicBaseUrl === undefined)
+  if (namesOwnHost(config))
     logger.warn(
       `PUBLIC_BASE_URL is not set in ${config.env}: Location, Link and the OpenAPI servers name this ` +
         'host and port (http://HOST:PORT/v1); set it to where clients reach /v1',

@@ -14,6 +14,7 @@ import type { AnimalStoreService } from './create-service.js'
 import { capConnections, listenerTimeouts, pipelinesInOrder } from './connection-limits.js'
 import { STORAGE_CLOSE_MS } from './lifecycle.js'
 import { createLogger } from './logger.js'
+import { within } from './within.js'
 
 /**
  * How a stop ended: every request finished within the grace and the storage closed (`clean`), the grace ran
@@ -49,13 +50,6 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void
 const IDLE_CLOSE_EVERY_MS = 20
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-// Whether `work` settled within `ms`; its rejection is passed on.
-const within = (work: Promise<unknown>, ms: number): Promise<boolean> => {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)))
-  return Promise.race([work.then(() => true), late]).finally(() => clearTimeout(timer))
-}
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<void>((resolve, reject) => {

@@ -16,6 +16,11 @@ const read = async (registry: Registry, name: string, part = name): Promise<numb
 }
 
 // A worker's registry: one metric of each kind.
+// A worker's answer of one counter, c_total, at `value`.
+const counterAnswer = (value: number): ReadonlyArray<MetricJson> => [
+  { name: 'c_total', help: 'A count.', type: 'counter', aggregator: 'sum', values: [{ value, labels: {} }] },
+]
+
 const aWorker = () => {
   const registry = new Registry()
   const registers = [registry]
@@ -87,18 +92,9 @@ describe("clusterTotals: the primary's sum of the workers' metrics", () => {
 
   it('keeps every dead worker once, those that die while the kept totals are folded too', async () => {
     const totals = clusterTotals()
-    const count = (value: number): ReadonlyArray<MetricJson> => [
-      {
-        name: 'c_total',
-        help: 'A count.',
-        type: 'counter',
-        aggregator: 'sum',
-        values: [{ value, labels: {} }],
-      },
-    ]
     const tick = () => new Promise((resolve) => setImmediate(resolve))
     for (let round = 0; round < 3; round++) {
-      for (let id = round * 10; id < round * 10 + 5; id++) totals.collected(id, count(1))
+      for (let id = round * 10; id < round * 10 + 5; id++) totals.collected(id, counterAnswer(1))
       // Five deaths at once: the second starts a fold, the three after come while it runs.
       for (let id = round * 10; id < round * 10 + 5; id++) totals.exited(id)
       expect(await read(totals.registry(), 'c_total')).toBe(5 * (round + 1))
@@ -127,15 +123,6 @@ describe("clusterTotals: the primary's sum of the workers' metrics", () => {
         let counted = 0
         let lost = 0
         let shown = 0
-        const counter = (value: number): ReadonlyArray<MetricJson> => [
-          {
-            name: 'c_total',
-            help: 'A count.',
-            type: 'counter',
-            aggregator: 'sum',
-            values: [{ value, labels: {} }],
-          },
-        ]
         for (const step of steps) {
           const slot = slots[step.worker]!
           if (step.step === 'count') {
@@ -150,7 +137,7 @@ describe("clusterTotals: the primary's sum of the workers' metrics", () => {
           if (step.step === 'wait') await new Promise((resolve) => setImmediate(resolve))
           if (step.step !== 'collect') continue
           for (const s of slots) {
-            totals.collected(s.id, counter(s.now))
+            totals.collected(s.id, counterAnswer(s.now))
             s.collected = s.now
           }
           const total = (await read(totals.registry(), 'c_total')) ?? 0

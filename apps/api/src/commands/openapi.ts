@@ -1,7 +1,7 @@
 import { buildOpenApiDocument } from '@pets/adapters-http'
 import { writeFile } from 'node:fs/promises'
 import { apiServers } from '../api-servers.js'
-import type { AppConfig } from '../config.js'
+import { namesOwnHost, type AppConfig } from '../config.js'
 import { OPENAPI_USAGE, UsageError } from './usage.js'
 
 /**
@@ -16,7 +16,7 @@ export const openapiCommand = async (
   const out = args.length === 2 && args[0] === '--out' && args[1] !== '' ? args[1] : undefined
   if (args.length > 0 && out === undefined) throw new UsageError(`usage:\n${OPENAPI_USAGE}`)
   // A document to publish for staging or production names where its clients reach it, never this machine.
-  if (config.env !== 'development' && config.publicBaseUrl === undefined)
+  if (namesOwnHost(config))
     throw new UsageError(
       `openapi: APP_ENV=${config.env} needs PUBLIC_BASE_URL, the URL its clients reach /v1 at, for the ` +
         "document's servers",

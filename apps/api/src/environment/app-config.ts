@@ -112,3 +112,10 @@ export type ConfigContext = {
 /** http://HOST:PORT/v1: where a client on this machine reaches the API. */
 export const defaultPublicBaseUrl = ({ host, port }: Pick<AppConfig, 'host' | 'port'>): string =>
   `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`
+
+/**
+ * Whether the service's URLs (Location, Link, the OpenAPI `servers`) would name its own host and port where
+ * clients elsewhere cannot reach them: PUBLIC_BASE_URL unset outside development.
+ */
+export const namesOwnHost = (config: Pick<AppConfig, 'env' | 'publicBaseUrl'>): boolean =>
+  config.env !== 'development' && config.publicBaseUrl === undefined

@@ -19,6 +19,7 @@ import type { TracingConfig } from '../config.js'
 import type { Logger } from '../logger.js'
 import { countSpans, type SpanCounts } from './counted-spans.js'
 import { reportDiagnostics } from './report-diagnostics.js'
+import { within } from '../within.js'
 
 /**
  * The OpenTelemetry SDK of this process, registered: `shutdown` sends what is queued, then stops, and says at
@@ -86,20 +87,12 @@ export const startTracing = (config: TracingConfig, logger: Logger): Tracing => 
   }
   return {
     counts,
-    shutdown: () =>
-      new Promise<void>((resolve) => {
-        let said = false
-        const done = () => {
-          clearTimeout(timer)
-          if (!said) sayLost()
-          said = true
-          resolve()
-        }
-        const timer = setTimeout(done, TRACES_FLUSH_MS)
-        provider
-          .shutdown()
-          .catch(() => {})
-          .finally(done)
-      }),
+    shutdown: async () => {
+      await within(
+        provider.shutdown().catch(() => {}),
+        TRACES_FLUSH_MS,
+      )
+      sayLost()
+    },
   }
 }
