@@ -51,6 +51,7 @@ export {
   type TokenBucketRateLimiter,
 } from './rate-limiter.js'
 export { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from './read-json-body.js'
+export { MAX_JSON_DEPTH } from './json-depth.js'
 export { canonicalJson, requestFingerprint } from './request-fingerprint.js'
 export { requestIdOf } from './request-id.js'
 export {

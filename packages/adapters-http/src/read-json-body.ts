@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
 import { sentMoreThanOnce } from './header-lines.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 import { readBodyBytes } from './read-body-bytes.js'
 import type { MalformedRequest, NotImplemented, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
 
@@ -71,7 +72,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 // A text without a backslash spells each key as it is: without these words, it holds none of them.
 const MAY_NAME_FORBIDDEN = /\\|__proto__|constructor|prototype/
 
-// Walks the parsed value without recursion: a 64 KiB body may nest 30,000 levels deep.
+// Walks the parsed value without recursion, though no value deeper than MAX_JSON_DEPTH gets this far.
 const forbiddenKeyIn = (value: unknown): string | undefined => {
   const pending: Array<unknown> = [value]
   while (pending.length > 0) {
@@ -89,7 +90,8 @@ const forbiddenKeyIn = (value: unknown): string | undefined => {
 
 /**
  * Reads and parses a JSON request body in the contract's order: transfer coding (501), media type (415),
- * size (413), JSON (400). A slow body gets 400 and a closed connection; prototype keys are refused at any depth.
+ * size (413), JSON (400). A slow body gets 400 and a closed connection; so does a value nested deeper than
+ * MAX_JSON_DEPTH, before it is parsed; prototype keys are refused at any depth.
  */
 export const readJsonBody = async (
   ctx: Context,
@@ -144,6 +146,8 @@ const bodyReadByHost = (ctx: Context): string | undefined => {
 
 const parseJson = (text: string): E.Either<BodyProblem, JsonBody> => {
   if (text.length === 0) return malformed('The request body is empty; it must be a JSON object.')
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    return malformed(`The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`)
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

@@ -1,6 +1,7 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_URL_BYTES } from '../src/index.js'
+import { MAX_JSON_DEPTH } from '../src/json-depth.js'
 import { BEARER, errorBodyOf, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 
 /** Writes `head`, then each of `drips` after `everyMs`, and resolves with all it read once the server closes. */
@@ -49,8 +50,8 @@ describe('hardening (in-process, in memory)', () => {
       expect(({} as Record<string, unknown>)['status']).toBeUndefined()
     })
 
-    it('finds such a key under 30,000 levels of nesting without overflowing the stack', async () => {
-      const deep = `${'['.repeat(30_000)}{"__proto__":1}${']'.repeat(30_000)}`
+    it('finds such a key at the deepest nesting a body may have', async () => {
+      const deep = `${'['.repeat(MAX_JSON_DEPTH - 1)}{"__proto__":1}${']'.repeat(MAX_JSON_DEPTH - 1)}`
       const answer = await served.post(deep)
       expect(answer.status).toBe(400)
       expect(errorBodyOf(answer).message).toContain('"__proto__"')
@@ -59,6 +60,41 @@ describe('hardening (in-process, in memory)', () => {
     it('still accepts names that merely contain those words', async () => {
       const answer = await served.post('{"name":"__proto__ constructor prototype","categoryId":1}')
       expect(answer.status).toBe(201)
+    })
+  })
+
+  describe('bodies that nest deep', () => {
+    const nested = (depth: number) =>
+      `{"name":"Rex","categoryId":1,"x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`
+
+    it.each([
+      ['30,000 arrays', `${'['.repeat(30_000)}${']'.repeat(30_000)}`],
+      ['30,000 objects', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`],
+      ['one level too many', nested(MAX_JSON_DEPTH + 1)],
+      ['a body that ends inside its nesting', '['.repeat(40_000)],
+    ])('refuses %s with 400 saying how deep a body may nest, adding nothing', async (_, json) => {
+      const before = app.added()
+      const answer = await served.post(json)
+      expect(answer.status).toBe(400)
+      expect(errorBodyOf(answer)).toMatchObject({
+        code: 'validation_failed',
+        message: `The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`,
+      })
+      expect(app.added()).toBe(before)
+    })
+
+    it('reads a body at the deepest nesting allowed, and names the field that has no place in it', async () => {
+      const answer = await served.post(nested(MAX_JSON_DEPTH))
+      expect(answer.status).toBe(400)
+      expect(errorBodyOf(answer).message).toContain('x is not a field of a new pet')
+    })
+
+    it('counts no bracket inside a string, escaped quotes or not', async () => {
+      // In JSON: an escaped backslash, an escaped quote, 120 brackets and braces, the two again.
+      const name = `\\\\\\"${'[{'.repeat(60)}\\\\\\"`
+      const answer = await served.post(`{"name":"${name}","categoryId":1}`)
+      expect(answer.status).toBe(201)
+      expect((JSON.parse(answer.text) as { name: string }).name).toBe(JSON.parse(`"${name}"`))
     })
   })
 

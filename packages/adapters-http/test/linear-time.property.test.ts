@@ -14,6 +14,7 @@ import { addressBucketOf, clientAddressFinder } from '../src/client-address.js'
 import { decodeListPetsQuery, decodePetId } from '../src/codecs.js'
 import { isHostValue } from '../src/header-lines.js'
 import { idempotencyKeyOf } from '../src/idempotency-key-header.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/json-depth.js'
 import { memberIsSafeInteger } from '../src/integer-text.js'
 import { parseQuery } from '../src/parse-query.js'
 import { readRefusedHead } from '../src/refused-head.js'
@@ -426,9 +427,62 @@ const pets = [
   ),
 ]
 
+const tooDeep = E.left({
+  _tag: 'MalformedRequest',
+  reason: `The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`,
+})
+const deeperThanAllowed = (text: string) => nestsDeeperThan(text, MAX_JSON_DEPTH)
+const depths = [
+  ...stringCases(
+    'brackets, braces and escapes in a string',
+    ['[', '{', '\\\\', '\\"', '[\\"{'],
+    (run) => `{"a":"${run}"}`,
+    deeperThanAllowed,
+    () => false,
+  ),
+  ...stringCases(
+    'backslashes before a quote',
+    ['\\'],
+    (run) => `[["${run}"]]`,
+    deeperThanAllowed,
+    () => false,
+  ),
+  ...stringCases(
+    'quotes',
+    ['"'],
+    (run) => run,
+    deeperThanAllowed,
+    () => false,
+  ),
+  ...stringCases(
+    'arrays and objects side by side',
+    ['[],', '{},'],
+    (run) => `[${run}1]`,
+    deeperThanAllowed,
+    () => false,
+  ),
+  ...stringCases(
+    'arrays and objects inside one another',
+    ['[', '{"a":'],
+    (run) => run,
+    deeperThanAllowed,
+    (_, run) => run.length / (run.startsWith('[') ? 1 : 5) > MAX_JSON_DEPTH,
+  ),
+  {
+    where: 'a body of arrays inside one another',
+    unit: '[',
+    call: (run: string) => jsonBody('application/json', `${run}${']'.repeat(run.length)}`),
+    answer: (run: string) => {
+      const text = `${run}${']'.repeat(run.length)}`
+      return run.length > MAX_JSON_DEPTH && Buffer.byteLength(text) <= MAX_BODY_BYTES ? tooDeep : parsed(text)
+    },
+  },
+]
+
 const DECODERS: ReadonlyArray<readonly [string, ReadonlyArray<Hostile>]> = [
   ['memberIsSafeInteger (integer-text.ts)', numbers],
   ['readJsonBody (read-json-body.ts)', bodies],
+  ['nestsDeeperThan (json-depth.ts) and readJsonBody', depths],
   ['parseQuery and decodeListPetsQuery (parse-query.ts, codecs.ts)', queries],
   ['bearerKey (authenticate.ts)', authorization],
   ['idempotencyKeyOf (idempotency-key-header.ts)', idempotencyKeys],

@@ -1,5 +1,6 @@
 import { invalidInput, MAX_ID } from '@pets/domain'
 import { MAX_URL_BYTES } from '../bound-url.js'
+import { MAX_JSON_DEPTH } from '../json-depth.js'
 import type { Problem } from '../problems.js'
 
 /** A problem of one operation as its OpenAPI document shows it: when it comes, and an answer of it, named. */
@@ -18,7 +19,7 @@ export const LONG_URL: OwnProblem = {
 /** A body that cannot be read as a JSON object. */
 export const UNREADABLE_BODY: OwnProblem = {
   name: 'BodyNotJson',
-  when: 'The body is empty, not UTF-8, not JSON, or not a JSON object, or ended early or came too slowly.',
+  when: `The body is empty, not UTF-8, not JSON, nested more than ${MAX_JSON_DEPTH} levels deep, or not a JSON object, or ended early or came too slowly.`,
   example: { _tag: 'MalformedRequest', reason: 'The request body is not valid JSON.' },
 }
 

@@ -1,0 +1,45 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { nestsDeeperThan } from '../src/json-depth.js'
+
+// The oracle: how deep a parsed value nests (a scalar 0, an empty array or object 1).
+const depthOf = (value: unknown): number => {
+  if (typeof value !== 'object' || value === null) return 0
+  const inner = Array.isArray(value) ? (value as Array<unknown>) : Object.values(value)
+  return 1 + inner.reduce<number>((deepest, item) => Math.max(deepest, depthOf(item)), 0)
+}
+
+// Strings full of what the scan must not count: brackets, braces, quotes and backslashes.
+const tricky = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ' ') })
+const values = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    tricky,
+    fc.integer(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(tricky, tie('value'), { maxKeys: 4 }),
+  ),
+})).value
+
+describe('nestsDeeperThan', () => {
+  it('agrees with the depth of the parsed value, whatever the strings hold and however it is spaced', () => {
+    fc.assert(
+      fc.property(values, fc.integer({ min: 0, max: 8 }), fc.boolean(), (value, limit, spaced) => {
+        const text = JSON.stringify(value, null, spaced ? 2 : undefined)
+        expect(nestsDeeperThan(text, limit)).toBe(depthOf(JSON.parse(text)) > limit)
+      }),
+      { numRuns: 2_000 },
+    )
+  })
+
+  it.each([
+    ['a string that never ends', '{"a":"[[[[[[', 2, false],
+    ['a key with an escaped quote before brackets', '{"k\\"[[[":[1]}', 2, false],
+    ['an escaped backslash ending a string', '{"k\\\\":[[[1]]]}', 2, true],
+    ['closing brackets with nothing open', ']]]]][[[', 2, true],
+    ['no JSON at all', 'hello', 0, false],
+  ])('answers for %s without parsing it', (_, text, limit, deeper) => {
+    expect(nestsDeeperThan(text, limit)).toBe(deeper)
+  })
+})
