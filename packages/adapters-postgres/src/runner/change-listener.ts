@@ -4,6 +4,7 @@ import { destroySocket } from './broken-connections.js'
 import { connectionConfig } from './connection-config.js'
 import { BACKEND_PID, startupKeyIsNotTheServers } from './pooler.js'
 import { asError } from './as-error.js'
+import { orWhenLate } from './or-when-late.js'
 
 /** Where and how the dedicated LISTEN connection connects. */
 export type ListenOptions = {
@@ -51,17 +52,6 @@ export type ChangeListener = {
 /** LISTEN through this connection does not hear what other sessions NOTIFY; connecting again will not help. */
 export class ListenUnheardError extends Error {
   override readonly name = 'ListenUnheardError'
-}
-
-// Resolves true when `heard` does within `ms`, else false; leaves no timer behind.
-const within = async (heard: Promise<void>, ms: number): Promise<boolean> => {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
-  try {
-    return await Promise.race([heard.then(() => true), late])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 // Ends a client, destroying its socket if the goodbye is not answered within `ms`: on a silent path (a frozen
@@ -132,7 +122,12 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
     try {
       await client.query(`LISTEN ${channel}`)
       await hooks.notifyElsewhere(channel, payload)
-      if (!(await within(heard, timeoutMs)) && client === current)
+      const wasHeard = await orWhenLate(
+        heard.then(() => true),
+        timeoutMs,
+        () => false,
+      )
+      if (!wasHeard && client === current)
         throw new ListenUnheardError(
           `The LISTEN connection (listen.connectionString) did not hear, within ${timeoutMs} ms, a NOTIFY sent through the pool. ` +
             'It probably goes through a transaction pooler (PgBouncer in transaction mode), where LISTEN never hears anything, ' +

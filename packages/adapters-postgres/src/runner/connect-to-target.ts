@@ -1,6 +1,7 @@
 import pg from 'pg'
 import type { ConnectionTargets, HostPort } from './connection-targets.js'
 import { left, sessionError, walk, type Attempt, type Outcome, type Wanted } from './walk-hosts.js'
+import { orWhenLate } from './or-when-late.js'
 
 /**
  * Opens a pg.Client on the first host of `targets` whose session fits, walking them as libpq does; `config`
@@ -124,9 +125,8 @@ const reasonOf = (error: unknown): string => {
 const within = <T>(promise: Promise<T>, ms: number | undefined): Promise<T> =>
   ms === undefined
     ? promise
-    : new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('timeout expired')), Math.max(ms, 1))
-        promise.then(resolve, reject).finally(() => clearTimeout(timer))
+    : orWhenLate(promise, Math.max(ms, 1), () => {
+        throw new Error('timeout expired')
       })
 
 const ignore = () => {}

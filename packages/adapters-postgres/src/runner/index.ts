@@ -33,6 +33,7 @@ export type {
   PetRow,
   PetsTable,
 } from './schema.js'
+export { orWhenLate } from './or-when-late.js'
 export { withOurTables } from './schema.js'
 export type { RunPrepared, RunPreparedAfter, Statement } from './statement.js'
 export { endStatementSpan, startStatementSpan, type SpanTarget } from './statement-spans.js'

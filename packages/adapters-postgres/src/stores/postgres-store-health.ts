@@ -1,6 +1,7 @@
 import { storeRefusesWrites, storeUnavailable, type StoreHealth, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { sql, type Kysely } from 'kysely'
+import { orWhenLate } from '../runner/index.js'
 
 /** How long the health check waits for PostgreSQL, and whom it tells when writes stop or resume. */
 export type PostgresStoreHealthOptions = {
@@ -46,14 +47,6 @@ export const createPostgresStoreHealth = <DB>(
   }
   return {
     check: () => async () => {
-      let timer: NodeJS.Timeout | undefined
-      const timedOut = new Promise<E.Either<StoreUnavailable, void>>((resolve) => {
-        timer = setTimeout(
-          () =>
-            resolve(E.left(storeUnavailable(new Error(`PostgreSQL did not answer within ${timeoutMs} ms`)))),
-          timeoutMs,
-        )
-      })
       // The query may end after the timeout; its outcome is then ignored.
       const answered = sql<Answer>`SELECT pg_is_in_recovery() AS in_recovery,
         current_setting('transaction_read_only') AS read_only`
@@ -69,11 +62,9 @@ export const createPostgresStoreHealth = <DB>(
           // Whatever keeps the query from answering makes the store unfit for traffic.
           (error: unknown) => E.left(storeUnavailable(error)),
         )
-      try {
-        return await Promise.race([answered, timedOut])
-      } finally {
-        clearTimeout(timer)
-      }
+      return orWhenLate(answered, timeoutMs, () =>
+        E.left(storeUnavailable(new Error(`PostgreSQL did not answer within ${timeoutMs} ms`))),
+      )
     },
   }
 }
