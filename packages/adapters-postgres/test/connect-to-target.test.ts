@@ -4,7 +4,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest'
 import { connectToTarget, targetedClient } from '../src/runner/connect-to-target.js'
 import { parseConnectionTargets } from '../src/runner/connection-targets.js'
 import { describeTargets } from '../src/runner/describe-targets.js'
-import { isUnavailableError } from '../src/runner/unavailable.js'
+import { isUnavailableError } from '../src/runner/store-errors.js'
 
 // The server of the global setup (TEST_DATABASE_URL, else one it found or started): a run without one fails.
 const server = new URL(inject('postgres').url)

@@ -8,6 +8,7 @@ import {
   tryStore,
   type UnavailableEvent,
 } from '../src/index.js'
+import { connectionFailed } from '../src/runner/store-errors.js'
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code })
 
@@ -61,6 +62,27 @@ describe('isUnavailableError', () => {
     ['a string', 'ECONNREFUSED'],
     ['undefined', undefined],
   ])('is false for %s', (_, error) => expect(isUnavailableError(error)).toBe(false))
+
+  it.each([
+    [
+      'the database takes no connections',
+      withCode('55000', 'database "d" is not currently accepting connections'),
+    ],
+    ['no such database', withCode('3D000', 'database "d" does not exist')],
+    ['a password refused', withCode('28P01', 'password authentication failed for user "u"')],
+    ['no pg_hba.conf entry', withCode('28000')],
+    ['CONNECT revoked', withCode('42501', 'permission denied for database "d"')],
+    ['every host refused so', new AggregateError([withCode('3D000'), withCode('28P01')], 'no host')],
+  ])('is true for a session the server refused (%s), and only when opening a connection', (_, error) => {
+    expect(isUnavailableError(error)).toBe(false)
+    expect(isUnavailableError(connectionFailed(error))).toBe(true)
+  })
+
+  it('is false for a bug met while opening a connection: the server never answered it', () => {
+    expect(
+      isUnavailableError(connectionFailed(new TypeError('config.host.startsWith is not a function'))),
+    ).toBe(false)
+  })
 })
 
 describe('tryStore', () => {

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { classifyStoreError, sqlstateOf } from './unavailable.js'
+import { classifyStoreError, sqlstateOf } from './store-errors.js'
 
 // SQLSTATEs after which the server has closed the session: the connection is of no further use.
 const SESSION_ENDED = /^08[0-9A-Z]{3}$|^57P0[1-5]$|^25P03$/

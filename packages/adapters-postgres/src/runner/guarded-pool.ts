@@ -4,6 +4,7 @@ import { asError } from './as-error.js'
 import { destroySocket } from './broken-connections.js'
 import { guardQueries, type Tracked } from './guarded-query.js'
 import { endStatementSpan, startStatementSpan, tracedCheckOut } from './statement-spans.js'
+import { connectionFailed } from './store-errors.js'
 import {
   submitStatement,
   type RunDone,
@@ -116,7 +117,7 @@ export const guardPool = (pool: pg.Pool, options: GuardOptions = {}): GuardedPoo
   // A connection fit to use: each turn hands one out or destroys an idle one, so this ends.
   const checkOut = (done: (error: unknown, entry?: Tracked) => void): void => {
     const connected = (error: Error | undefined, client: pg.PoolClient | undefined) => {
-      if (error !== undefined && error !== null) return done(error)
+      if (error !== undefined && error !== null) return done(connectionFailed(error))
       const first = !tracked.has(client!)
       const entry = track(client!)
       const firstUse = first

@@ -3,7 +3,7 @@ import type { PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
 import { isBrokenConnection, QueryReadTimeoutError } from './broken-connections.js'
 import { watchDeadlines, type Deadline } from './query-deadlines.js'
-import { refusesWrites } from './unavailable.js'
+import { refusesWrites } from './store-errors.js'
 
 /** A connection of the guarded pool, and what its queries taught about it. */
 export type Tracked = {

@@ -37,14 +37,11 @@ export { orWhenLate } from './or-when-late.js'
 export { withOurTables } from './schema.js'
 export type { RunPrepared, RunPreparedAfter, Statement } from './statement.js'
 export { endStatementSpan, startStatementSpan, type SpanTarget } from './statement-spans.js'
+export { classifyStoreError, isUnavailableError, sqlstateOf, type StoreErrorKind } from './store-errors.js'
 export {
-  classifyStoreError,
-  isUnavailableError,
-  sqlstateOf,
   storeCall,
   tryStore,
   type OnUnavailable,
-  type StoreErrorKind,
   type TryStoreOptions,
   type UnavailableEvent,
 } from './unavailable.js'

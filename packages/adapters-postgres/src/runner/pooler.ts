@@ -3,7 +3,7 @@ import type { GuardOptions } from './guarded-pool.js'
 import { withSettingsFirst } from './session-settings.js'
 import type { ConnectionFacts } from './postgres-handle.js'
 import { submitStatement, type Sending } from './statement.js'
-import { sqlstateOf } from './unavailable.js'
+import { sqlstateOf } from './store-errors.js'
 
 /** How the pool learns of a pooler: `detect` (the default: the first connection's backend pid) or as told. */
 export type PoolerMode = 'detect' | 'transaction' | 'none'

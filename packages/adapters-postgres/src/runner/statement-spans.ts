@@ -8,7 +8,7 @@ import {
 } from '@opentelemetry/api'
 import { querySummary } from './query-summary.js'
 import { recording, tracer } from './tracer.js'
-import { sqlstateOf } from './unavailable.js'
+import { sqlstateOf } from './store-errors.js'
 
 /** Where a statement went, for its span: a connection's database and server (pg.Client's public fields). */
 export type SpanTarget = { readonly database?: unknown; readonly host?: unknown; readonly port?: unknown }
