@@ -9,6 +9,7 @@ import { buildOpenApiDocument, type OpenApiServer } from './openapi/build-openap
 import { openApiEndpointAt } from './openapi-endpoint.js'
 import { operationsEndpointsAt, type Operations } from './operations-endpoints.js'
 import type { RequestState } from './request-state.js'
+import { checkRouterOptions } from './router-options.js'
 import { serveRequests } from './serve-requests.js'
 
 /** What createHttpApp needs: those of the pets router, and a logger (silent unless given). */
@@ -28,6 +29,7 @@ export type HttpAppOptions = PetsRouterOptions & {
  * hand, on purpose', rows "dispatcher" and "lean-koa").
  */
 export const createHttpApp = (options: HttpAppOptions): Koa<RequestState> => {
+  checkRouterOptions(options)
   const app = new LeanKoa<RequestState>()
   // Every error is answered by serveRequests; Koa's own handler would only print it again.
   app.silent = true

@@ -8,6 +8,7 @@ import type { Problem } from './problems.js'
 import { withRequestSpan } from './request-span.js'
 import type { HttpContext } from './request-state.js'
 import { sendProblem } from './respond.js'
+import { checkRouterOptions } from './router-options.js'
 import { compileRoutes } from './routes/dispatch.js'
 import { headersOfEveryAnswer, petRoutes, type RouteHandler } from './routes/pet-routes.js'
 import { ROUTES } from './routes/route-table.js'
@@ -31,6 +32,7 @@ const SEVERAL_AUTHORIZATIONS: Problem = { _tag: 'Unauthorized', keySent: true, t
  * where CONTRACT's order puts a 400).
  */
 export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
+  checkRouterOptions(options)
   // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
   const prefix = (options.prefix ?? '/v1').replace(/(?<!\/)\/+$/, '')
   const publicBaseUrl = options.publicBaseUrl.replace(/(?<!\/)\/+$/, '')
