@@ -31,8 +31,8 @@ export type PostgresStorageOptions = Pick<
 > & {
   /** Where every request's statements go: PostgreSQL, or a pooler in front of it (PgBouncer in transaction mode). */
   readonly url: string
-  /** PostgreSQL itself, for what needs a session (migrations, LISTEN for API keys); `url` unless given. */
-  readonly directUrl?: string
+  /** PostgreSQL itself, for what needs a session (migrations, LISTEN for API keys); `url` unless given (or undefined, as an unset variable is). */
+  readonly directUrl?: string | undefined
   /** Whether `url` goes through a transaction pooler; `detect` unless given (PoolerMode). */
   readonly pooler?: PoolerMode
   /** The names of `url` and `directUrl` in the host's configuration, for the log; `url` and `directUrl` unless given. */

@@ -25,11 +25,20 @@ export type UnknownKeysOptions = {
 /** A key to trust from the start (such as one of API_KEYS), with the id and name to know it by. */
 export type TrustedApiKey = { readonly key: string; readonly id: string; readonly name: string }
 
-/** The trusted keys, by digest: always answered from memory. */
+/**
+ * The trusted keys, by digest: always answered from memory. A key that is not a non-empty string (an unset
+ * environment variable, say) is refused with a TypeError naming its place, never the key.
+ */
 export const trustedKeysLookup = (
   keys: ReadonlyArray<TrustedApiKey>,
   digestOf: (key: string) => string,
 ): KeyLookup => {
+  keys.forEach(({ key }, index) => {
+    if (typeof key !== 'string' || key === '')
+      throw new TypeError(
+        `trustedKeys[${index}].key must be a non-empty string; it is ${key === '' ? 'empty' : typeof key}`,
+      )
+  })
   const owners = new Map(keys.map(({ key, id, name }) => [digestOf(key), O.some({ keyId: id, name })]))
   const fromMemory = (digest: string): O.Option<ApiKeyOwner> => owners.get(digest) ?? O.none
   return { fromMemory, lookUp: (digest) => async () => E.right(fromMemory(digest)) }

@@ -114,4 +114,17 @@ describe('trustedKeysLookup', () => {
     expect(lookup.fromMemory('d(other)')).toEqual(O.none)
     expect(await lookup.lookUp('d(given-key)')()).toEqual(E.right(O.some(GIVEN)))
   })
+
+  it.each([
+    ['empty', ''],
+    ['undefined', undefined],
+  ])('refuses a key that is %s, naming its place', (what, key) => {
+    const keys = [
+      { key: 'given-key', id: 'env-ops', name: 'ops' },
+      { key: key as unknown as string, id: 'env-2', name: 'two' },
+    ]
+    expect(() => trustedKeysLookup(keys, digestOf)).toThrow(
+      new TypeError(`trustedKeys[1].key must be a non-empty string; it is ${what}`),
+    )
+  })
 })
