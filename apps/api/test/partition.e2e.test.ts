@@ -211,7 +211,11 @@ describe('a silent path to PostgreSQL', () => {
         .output()
         .split('\n')
         .filter((l) => l.includes('answered 503 unavailable'))
-      for (const line of warned) expect(line).toMatch(/"level":40.*"operation":"[a-zA-Z.]+".*"sqlstate"/)
+      for (const line of warned)
+        expect(line).toMatch(/"level":40.*"requestId":"[^"]+".*"operation":"[a-zA-Z.]+".*"sqlstate"/)
+      // Each 503's line carries its request's id (CONTRACT: on every log line about the request).
+      for (const { id } of unavailable)
+        expect(warned.filter((l) => l.includes(`"requestId":"${id}"`))).toHaveLength(1)
       // Background work (key usage, expired records) answers no request: its lines say so, not 503.
       expect(warned.filter((l) => /"operation":"(usageLog|creations\.removeExpired)/.test(l))).toEqual([])
       expect(warned.filter((l) => /"operation":"pets\.(add|list)"/.test(l))).toHaveLength(unavailable.length)

@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api'
-import type { ApiKeyOwner } from '@pets/domain'
+import type { ApiKeyOwner, StoreUnavailable } from '@pets/domain'
 import type { Middleware, ParameterizedContext } from 'koa'
 
 /** What the HTTP adapter records about a request in Koa's `ctx.state`, as it goes. */
@@ -18,6 +18,8 @@ export type RequestState = {
   operation?: string
   /** The context the request's calls into the domain run in, its server span active; only while it records. */
   traceContext?: Context
+  /** The store's failure the request was answered 503 for (sendProblem): its warn line is written after. */
+  unavailable?: StoreUnavailable
 }
 
 export type HttpContext = ParameterizedContext<RequestState>

@@ -1,5 +1,6 @@
 import type { Context } from 'koa'
 import { toErrorResponse, type Problem } from './problems.js'
+import type { RequestState } from './request-state.js'
 
 // What Koa writes for `ctx.type = 'application/json'`, without its media-type look-up per response.
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
@@ -13,6 +14,7 @@ export const sendJson = (ctx: Context, status: number, json: string): void => {
 
 /** Answers with the Error body of a problem, and its headers. Nothing else writes an error. */
 export const sendProblem = (ctx: Context, problem: Problem): void => {
+  if (problem._tag === 'StoreUnavailable') (ctx.state as RequestState).unavailable = problem
   const { body, headers } = toErrorResponse(problem)
   ctx.set(headers)
   sendJson(ctx, body.status, JSON.stringify(body))

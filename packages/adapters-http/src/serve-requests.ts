@@ -19,6 +19,7 @@ import { requestIdOf } from './request-id.js'
 import { defaultTracer, endRequestSpan, startRequestSpan, traceIdsOf } from './request-span.js'
 import { pathOf, type HttpContext, type HttpMiddleware } from './request-state.js'
 import { sendProblem } from './respond.js'
+import { logStoreFailure } from './store-failure-line.js'
 
 /** What serveRequests needs: the pet operations, the endpoints outside their prefix, a logger. */
 export type ServeRequestsOptions = {
@@ -171,7 +172,9 @@ export const serveRequests = ({
     }
     let aborted = clientGone(ctx)
     // Read only for a request without its answer: one the shutdown cut has its line and span already.
-    if (aborted && wasCut(ctx.res)) return
+    const cut = aborted && wasCut(ctx.res)
+    logStoreFailure(logger, ctx, ids, aborted, cut)
+    if (cut) return
     // Not gone: node's parser refused the rest of the request and answerClientError answered it 400 on the socket.
     if (aborted && answeredOnSocket(ctx.res)) {
       aborted = false

@@ -1,3 +1,7 @@
+import { storeUnavailable, type StoreUnavailable } from '@pets/domain'
+import { pollUntil } from '@pets/domain/testing'
+import * as E from 'fp-ts/lib/Either.js'
+import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ObservedRequest } from '../src/index.js'
 import { appOptions, KEY, recordingLogger, serve } from './serve.js'
@@ -124,6 +128,51 @@ describe('the request log and the request observer', () => {
     expect(errors).toHaveLength(1)
     expect(errors[0]?.fields).toMatchObject({ requestId: 'req-500', err: expect.any(Error) })
     expect(logger.lines.filter((l) => l.message === 'request').map((l) => l.fields['status'])).toEqual([500])
+  })
+
+  describe('a request whose store cannot serve it', () => {
+    const failure = storeUnavailable(new Error('connect ECONNREFUSED'))
+    const details = { operation: 'pets.list', sqlstate: null, retried: false }
+    const failing = (answerAfterMs = 0) => {
+      const logger = recordingLogger()
+      const options = appOptions({ logger })
+      const listPets = () => () =>
+        new Promise<E.Either<StoreUnavailable, never>>((resolve) =>
+          setTimeout(() => resolve(E.left({ ...failure, details })), answerAfterMs),
+        )
+      return { logger, options: { ...options, useCases: { ...options.useCases, listPets } } }
+    }
+
+    it('is answered 503 and logged once at warn with its request id, what the store said and the cause', async () => {
+      const { logger, options } = failing()
+      const app = await start(options)
+      const res = await app.fetch('/v1/pets', { headers: { ...AUTH, 'X-Request-Id': 'req-503' } })
+      expect(res.status).toBe(503)
+      await res.text()
+      expect(logger.lines.map((l) => [l.level, l.message, l.fields['requestId']])).toEqual([
+        ['warn', 'the store cannot serve this call now: answered 503 unavailable', 'req-503'],
+        ['info', 'request', 'req-503'],
+      ])
+      expect(logger.lines[0]?.fields).toMatchObject({ ...details, err: failure.cause })
+    })
+
+    it('says at info that no 503 went out when its client left first', async () => {
+      const { logger, options } = failing(300)
+      const app = await start(options)
+      // A client that sends its request and leaves before the answer.
+      const socket = connect(Number(new URL(app.url).port), '127.0.0.1')
+      socket.on('error', () => {})
+      socket.write(
+        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH.Authorization}\r\nX-Request-Id: req-gone\r\n\r\n`,
+      )
+      setTimeout(() => socket.destroy(), 50)
+      await pollUntil('the request is logged', () => logger.lines.some((l) => l.message === 'request'))
+      expect(logger.lines.map((l) => [l.level, l.message, l.fields['requestId']])).toEqual([
+        ['info', 'the store could not serve a request whose client went away: no 503 went out', 'req-gone'],
+        ['info', 'request', 'req-gone'],
+      ])
+      expect(logger.lines[1]?.fields['status']).toBe(499)
+    })
   })
 
   it('tells the observer of every request, also when info lines are off', async () => {

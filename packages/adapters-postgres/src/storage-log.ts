@@ -10,16 +10,16 @@ export type StorageLog = (
 // The calls the service makes by itself, for no request: their callers keep what they hold and try again later
 // (usage counts, the removal of expired Idempotency-Key records), so no 503 stands for them.
 const BACKGROUND: ReadonlySet<string> = new Set(['usageLog.add', 'creations.removeExpired'])
-const REQUEST_UNAVAILABLE = 'PostgreSQL cannot serve this call now: answered 503 unavailable'
 const BACKGROUND_UNAVAILABLE = 'PostgreSQL cannot serve this call now: background work, tried again later'
 
-/** Logs each call answered StoreUnavailable once at `warn`: a request's as the 503 it answered, background work's as tried again later. */
+/**
+ * Logs each background call answered StoreUnavailable once at `warn`, as tried again later. A request's call is
+ * not logged here: its StoreUnavailable carries the same fields (`details`) to whoever answers the request,
+ * which writes the 503's line with the request's id (adapters-http's serveRequests), or no 503 if its client left.
+ */
 export const logUnavailable =
   (log: StorageLog): OnUnavailable =>
-  ({ operation, sqlstate, retried, error }) =>
-    log('warn', BACKGROUND.has(operation) ? BACKGROUND_UNAVAILABLE : REQUEST_UNAVAILABLE, {
-      operation,
-      sqlstate: sqlstate ?? null,
-      retried,
-      err: error,
-    })
+  ({ operation, sqlstate, retried, error }) => {
+    if (BACKGROUND.has(operation))
+      log('warn', BACKGROUND_UNAVAILABLE, { operation, sqlstate: sqlstate ?? null, retried, err: error })
+  }

@@ -73,7 +73,7 @@ describe("the PostgreSQL storage's authenticator", () => {
 })
 
 describe("the PostgreSQL storage's lines for calls it cannot serve", () => {
-  it("say 503 for a request's call, and tried again later for background work, which answers no request", async () => {
+  it("leave a request's call to whoever answers it, with its details, and say tried again later for background work", async () => {
     const lines: Array<{ message: string; operation: unknown }> = []
     // A port where nothing listens: every call is unavailable at once.
     const storage = createPostgresStorage({
@@ -89,12 +89,19 @@ describe("the PostgreSQL storage's lines for calls it cannot serve", () => {
         ]),
         storage.creations.removeExpired(new Date()),
       ]
-      for (const call of calls) expect(E.isLeft(await call())).toBe(true)
+      const answers = []
+      for (const call of calls) answers.push(await call())
+      for (const answer of answers) expect(E.isLeft(answer)).toBe(true)
+      // What the line of the request's 503 carries (adapters-http's serveRequests writes it).
+      expect(answers[0]).toEqual(
+        E.left(
+          expect.objectContaining({
+            _tag: 'StoreUnavailable',
+            details: { operation: 'pets.findById', sqlstate: null, retried: false },
+          }),
+        ),
+      )
       expect(lines.filter((line) => line.operation !== undefined)).toEqual([
-        {
-          operation: 'pets.findById',
-          message: 'PostgreSQL cannot serve this call now: answered 503 unavailable',
-        },
         {
           operation: 'usageLog.add',
           message: 'PostgreSQL cannot serve this call now: background work, tried again later',

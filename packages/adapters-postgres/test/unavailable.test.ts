@@ -1,4 +1,4 @@
-import { storeRefusesWrites, storeUnavailable } from '@pets/domain'
+import { storeRefusesWrites, storeUnavailable, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import {
@@ -11,6 +11,14 @@ import {
 import { connectionFailed } from '../src/runner/store-errors.js'
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code })
+
+// What a StoreUnavailable carries for the line of whoever answers it (the request's 503).
+const detailed = (
+  failure: StoreUnavailable,
+  operation: string,
+  sqlstate: string | null,
+  retried = false,
+): StoreUnavailable => ({ ...failure, details: { operation, sqlstate, retried } })
 
 describe('isUnavailableError', () => {
   it.each([
@@ -89,7 +97,9 @@ describe('tryStore', () => {
   it('answers right with the value, and left StoreUnavailable for an outage', async () => {
     expect(await tryStore(async () => 1)()).toEqual(E.right(1))
     const outage = withCode('ECONNREFUSED')
-    expect(await tryStore(() => Promise.reject(outage))()).toEqual(E.left(storeUnavailable(outage)))
+    expect(await tryStore(() => Promise.reject(outage))()).toEqual(
+      E.left(detailed(storeUnavailable(outage), 'unknown', null)),
+    )
   })
 
   it('rethrows any other error', async () => {
@@ -153,7 +163,9 @@ describe('tryStore, retrying and reporting', () => {
     const { events, options } = reporting()
     const failure = withCode('40001', 'could not serialize access')
     const { query, calls } = failingTimes(5, failure)
-    expect(await tryStore(query, options)()).toEqual(E.left(storeUnavailable(failure)))
+    expect(await tryStore(query, options)()).toEqual(
+      E.left(detailed(storeUnavailable(failure), 'pets.add', '40001', true)),
+    )
     expect(calls()).toBe(2)
     expect(events).toEqual([{ operation: 'pets.add', sqlstate: '40001', retried: true, error: failure }])
   })
@@ -165,7 +177,10 @@ describe('tryStore, retrying and reporting', () => {
     for (const error of [readOnly, timeout]) {
       const { query, calls } = failingTimes(5, error)
       // A read-only database answers: it refuses writes, which the answer says.
-      const expected = error === readOnly ? storeRefusesWrites(error) : storeUnavailable(error)
+      const expected =
+        error === readOnly
+          ? detailed(storeRefusesWrites(error), 'pets.add', '25006')
+          : detailed(storeUnavailable(error), 'pets.add', null)
       expect(await tryStore(query, options)()).toEqual(E.left(expected))
       expect(calls()).toBe(1)
     }
@@ -180,7 +195,9 @@ describe('tryStore, retrying and reporting', () => {
       '55000',
       'cannot acquire lock mode ExclusiveLock on database objects while recovery is in progress',
     )
-    expect(await tryStore(() => Promise.reject(standby))()).toEqual(E.left(storeRefusesWrites(standby)))
+    expect(await tryStore(() => Promise.reject(standby))()).toEqual(
+      E.left(detailed(storeRefusesWrites(standby), 'unknown', '55000')),
+    )
     // Another 55000 is a bug, not an outage.
     const other = withCode('55000', 'cursor "c" is not positioned on a row')
     await expect(tryStore(() => Promise.reject(other))()).rejects.toBe(other)
@@ -193,6 +210,6 @@ describe('tryStore, retrying and reporting', () => {
         throw new Error('logger broke')
       },
     })()
-    expect(answer).toEqual(E.left(storeUnavailable(outage)))
+    expect(answer).toEqual(E.left(detailed(storeUnavailable(outage), 'unknown', '57P01')))
   })
 })

@@ -12,6 +12,11 @@ export type StoreUnavailable = {
   readonly _tag: 'StoreUnavailable'
   readonly cause?: unknown
   readonly refusesWrites?: true
+  /**
+   * What the store says of the failure (the call that failed, a SQLSTATE, …): fields for the log line of
+   * whoever answers it, which knows the request; never for responses.
+   */
+  readonly details?: Readonly<Record<string, unknown>>
 }
 /** An earlier request with the same idempotency key (and API key) is still being performed. */
 export type IdempotencyKeyInUse = { readonly _tag: 'IdempotencyKeyInUse' }

@@ -25,16 +25,20 @@ export type TryStoreOptions = {
   readonly onUnavailable?: OnUnavailable
 }
 
-const report = (options: TryStoreOptions, error: unknown, retried: boolean) => {
-  if (options.onUnavailable === undefined) return
+// Told to onUnavailable, and carried by the StoreUnavailable for the line of whoever answers it (the 503's).
+const eventOf = (options: TryStoreOptions, error: unknown, retried: boolean): UnavailableEvent => {
   const sqlstate = sqlstateOf(error)
+  return {
+    operation: options.operation ?? 'unknown',
+    ...(sqlstate === undefined ? {} : { sqlstate }),
+    retried,
+    error,
+  }
+}
+
+const report = (options: TryStoreOptions, event: UnavailableEvent) => {
   try {
-    options.onUnavailable({
-      operation: options.operation ?? 'unknown',
-      ...(sqlstate === undefined ? {} : { sqlstate }),
-      retried,
-      error,
-    })
+    options.onUnavailable?.(event)
   } catch {
     // a reporter that fails must not turn a 503 into a 500
   }
@@ -89,8 +93,11 @@ export const storeCall = <A>(
           )
           return context.with(trace.setSpan(parent, retry), begin)
         }
-        context.with(parent, () => report(options, error, attempt > 1))
-        resolve(E.left(refusesWrites(error) ? storeRefusesWrites(error) : storeUnavailable(error)))
+        const event = eventOf(options, error, attempt > 1)
+        context.with(parent, () => report(options, event))
+        const failure = refusesWrites(error) ? storeRefusesWrites(error) : storeUnavailable(error)
+        const { operation, sqlstate = null, retried } = event
+        resolve(E.left({ ...failure, details: { operation, sqlstate, retried } }))
       }
       // What `start` throws is classified as what it fails with.
       const begin = () => {

@@ -1,0 +1,26 @@
+import type { HttpLogger } from './logger.js'
+import type { HttpContext } from './request-state.js'
+
+const ANSWERED = 'the store cannot serve this call now: answered 503 unavailable'
+const CUT = 'the store could not serve a request that the shutdown cut: no 503 went out'
+const GONE = 'the store could not serve a request whose client went away: no 503 went out'
+
+/**
+ * The line of a request whose store could not serve it (sendProblem noted the StoreUnavailable): at warn,
+ * with the request id, its trace ids, what the store said of it (`details`: the call, a SQLSTATE…) and the
+ * cause, so that a log search joins it to the request line. A request whose client went away, or that a
+ * shutdown cut, got no 503: its line says so, at info.
+ */
+export const logStoreFailure = (
+  logger: HttpLogger,
+  ctx: HttpContext,
+  ids: object | undefined,
+  gone: boolean,
+  cut: boolean,
+): void => {
+  const failure = ctx.state.unavailable
+  if (failure === undefined) return
+  const fields = { requestId: ctx.state.requestId, ...ids, ...failure.details, err: failure.cause }
+  if (gone) logger.info(fields, cut ? CUT : GONE)
+  else (logger.warn ?? logger.info)(fields, ANSWERED)
+}
