@@ -124,6 +124,20 @@ describe('configuration from the environment', () => {
     ])
   })
 
+  it('runs as the environment NODE_ENV names when APP_ENV is unset, and as APP_ENV says when it is set', () => {
+    // Platforms and images set NODE_ENV=production: such a run must not start as development.
+    expect(problems({ NODE_ENV: 'production' })).toEqual(problems({ APP_ENV: 'production' }))
+    expect(config({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/animals' })).toMatchObject({
+      env: 'production',
+      generateApiKey: false,
+      shutdownDelayMs: 5000,
+    })
+    expect(config({ NODE_ENV: 'staging' }).env).toBe('staging')
+    expect(config({ NODE_ENV: 'production', APP_ENV: 'development' }).env).toBe('development')
+    for (const other of ['test', 'development', 'prod', ' production'])
+      expect(config({ NODE_ENV: other }).env).toBe('development')
+  })
+
   it('names both the database and the API key when production has neither', () => {
     expect(problems({ APP_ENV: 'production' })).toEqual([
       'APP_ENV=production needs PostgreSQL: set DATABASE_URL (and not STORAGE=memory)',

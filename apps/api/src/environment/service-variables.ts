@@ -1,5 +1,6 @@
 import { STORAGE_CLOSE_MS } from '../lifecycle.js'
-import { APP_ENVS, LOG_LEVELS } from './app-config.js'
+import * as t from 'io-ts'
+import { APP_ENVS, LOG_LEVELS, type AppEnv } from './app-config.js'
 import { integer, oneOf } from './codecs.js'
 import { publicBaseUrl } from './url-codecs.js'
 import { calendarInstant, listenHost } from './host-and-clock-codecs.js'
@@ -13,10 +14,30 @@ const either = (values: ReadonlyArray<string>) =>
     .map((v) => `\`${v}\``)
     .join(', ')} or \`${values.at(-1)}\``
 
-export const APP_ENV = variable({
+// The environments NODE_ENV may stand for: the others (`test`, …) say nothing of a deployment.
+const DEPLOYMENTS: ReadonlySet<string> = new Set<AppEnv>(['staging', 'production'])
+
+/** Read only where APP_ENV is unset: the variable that platforms and images set. */
+export const NODE_ENV = optional({
+  name: 'NODE_ENV',
+  codec: t.string,
+  unset: 'nothing',
+  meaning:
+    'Read only when `APP_ENV` is unset: `production` or `staging` make the service run as that environment ' +
+    '(many platforms and images set `NODE_ENV=production`, and a production run must not start as development); ' +
+    'any other value is ignored',
+})
+
+export const APP_ENV = variable<AppEnv>({
   name: 'APP_ENV',
   codec: oneOf(APP_ENVS),
-  default: { value: 'development' },
+  default: {
+    text: '`NODE_ENV` when it is `production` or `staging`, else `development`',
+    of: (get) => {
+      const node = get(NODE_ENV)
+      return node !== undefined && DEPLOYMENTS.has(node) ? (node as AppEnv) : 'development'
+    },
+  },
   meaning: either(APP_ENVS),
 })
 

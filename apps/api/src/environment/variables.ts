@@ -11,6 +11,7 @@ import type { AnyVariable } from './variable.js'
  */
 export const VARIABLES: ReadonlyArray<AnyVariable> = [
   service.APP_ENV,
+  service.NODE_ENV,
   service.HOST,
   service.PORT,
   service.PUBLIC_BASE_URL,
