@@ -12,6 +12,7 @@ const refusals = new WeakMap<IncomingMessage, string>()
 export const refusalOf = (req: IncomingMessage): string | undefined => refusals.get(req)
 
 const KNOWN_METHODS: ReadonlySet<string> = new Set(METHODS)
+const TIMEOUTS: ReadonlySet<string> = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ERR_HTTP_HEADERS_TIMEOUT'])
 const MAX_TARGET = 4096
 
 // The method and target of the refused bytes' first line, as far as they read as such: a method node knows
@@ -116,7 +117,8 @@ const headersTimeoutOf = (socket: Socket): number =>
  * span and request id, as any answer's); true when it did, or when the app already answers this socket's
  * refused request. A method node does not know (RFC 9110 allows any token) is served as any method the app
  * does not serve, with the headers of its head (401 without a key, then 404 or 405, as CONNECT is), once the
- * head has arrived, within the server's `headersTimeout` and 16 KiB; any other refusal is answered 400. Not
+ * head has arrived, within the server's `headersTimeout` and 16 KiB; any other refusal is answered 400, but a
+ * connection that timed out before sending anything is closed without an answer. Not
  * when the app already has the request (a body broke the parser: the app's own answer and line stand for
  * it), or the connection is gone: answerClientError's to answer, or not.
  */
@@ -141,6 +143,12 @@ export const handRefusalToApp = (
     (socket._httpMessage !== undefined && socket._httpMessage !== null)
   )
     return false
+  // A connection that timed out without sending a byte made no request (a browser's preconnect, a balancer's
+  // TCP check): it is closed, with no answer, no line and no count.
+  if (TIMEOUTS.has(error.code ?? '') && socket.bytesRead === 0) {
+    socket.destroy()
+    return true
+  }
   handed.add(socket)
   const start = unknownMethodStart(error)
   if (start === undefined) {

@@ -540,18 +540,20 @@ describe('a body that ends early, its client half-closed', () => {
   })
 })
 
+// Writes `parts` gapMs apart, and resolves with all it read once the server closes.
+const inParts = (port: number, parts: ReadonlyArray<string>, gapMs = 20) =>
+  new Promise<string>((resolve) => {
+    const socket = connect(port, '127.0.0.1', () =>
+      parts.forEach((part, i) => setTimeout(() => socket.writable && socket.write(part), i * gapMs)),
+    )
+    let text = ''
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+    socket.on('close', () => resolve(text))
+    socket.on('error', () => {})
+  })
+
 describe('a method node does not know, its head in several packets', () => {
   // Writes the parts `gapMs` apart on one connection, and collects what comes back until it closes.
-  const inParts = (port: number, parts: ReadonlyArray<string>, gapMs = 20) =>
-    new Promise<string>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () =>
-        parts.forEach((part, i) => setTimeout(() => socket.writable && socket.write(part), i * gapMs)),
-      )
-      let text = ''
-      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
-      socket.on('close', () => resolve(text))
-      socket.on('error', () => {})
-    })
   let app: ServedApp
   beforeAll(async () => {
     app = await serveApp(memoryApp().options)
@@ -594,6 +596,40 @@ describe('a method node does not know, its head in several packets', () => {
       ])
       expect(late).toContain('The request headers did not arrive in time.')
       expect(Date.now() - started).toBeLessThan(3_000)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+})
+
+describe('a connection that times out', () => {
+  it('is closed without an answer, a line or a count when it never sent a byte; a head begun gets its 400', async () => {
+    const seen: Array<ObservedRequest> = []
+    const app = memoryApp()
+    const handle = inOrder(
+      createHttpApp({
+        ...app.options,
+        operations: { observe: (request) => void seen.push(request) },
+      }).callback(),
+    )
+    // node checks its connections' timeouts every connectionsCheckingInterval (30 s unless given).
+    const server = createServer(
+      { headersTimeout: 300, requestTimeout: 1_000, connectionsCheckingInterval: 50 },
+      handle,
+    )
+    answerEveryRequest(server, handle)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    try {
+      // A browser's preconnect, a balancer's TCP check: nothing sent, nothing asked.
+      const idle = await inParts(port, [])
+      expect(idle).toBe('')
+      expect(seen).toEqual([])
+      const begun = await inParts(port, ['GET /healthz HTTP/1.1\r\nHost: x\r\n'])
+      expect(begun).toMatch(/^HTTP\/1\.1 400 /)
+      expect(begun).toContain('did not arrive in time')
+      expect(seen.map((request) => request.status)).toEqual([400])
     } finally {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
