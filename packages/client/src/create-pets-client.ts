@@ -13,7 +13,13 @@ import {
 import { decodeResponse, type ReadResponse } from './decode-response.js'
 import { nextLinkOf, nextPageUrl } from './next-link.js'
 import type { ListPetsQuery, PetsClient, PetsClientOptions, PetsPage } from './pets-client.js'
-import { retryBounds, sendRequest, type Repeatable, type Transport } from './send-request.js'
+import {
+  checkedTimeoutMs,
+  retryBounds,
+  sendRequest,
+  type Repeatable,
+  type Transport,
+} from './send-request.js'
 
 // The domain's codec decides what a pet is; keys the service may add later are dropped.
 const PetResponse = t.exact(Pet)
@@ -56,7 +62,7 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
   const transport: Transport = {
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-    timeoutMs: options.timeoutMs ?? 30_000,
+    timeoutMs: checkedTimeoutMs(options.timeoutMs),
     retry: retryBounds(options.retry),
   }
   const send = (

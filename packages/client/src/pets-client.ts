@@ -27,7 +27,7 @@ export type PetsClientOptions = {
   /** Sent as `Authorization: Bearer <apiKey>`, and only to the origin of `baseUrl`. */
   readonly apiKey: string
   readonly retry?: RetryOptions
-  /** How long one attempt may take before it is a NetworkFailure, in ms. Default 30000. */
+  /** How long one attempt may take before it is a NetworkFailure: 1 to 2147483647 ms (no "none"). Default 30000. */
   readonly timeoutMs?: number
   /** The fetch to use; the global one by default. */
   readonly fetch?: typeof globalThis.fetch

@@ -103,6 +103,16 @@ export const sendRequest = async (
   }
 }
 
+// setTimeout's largest delay: AbortSignal.timeout throws past it (so every attempt failed), setTimeout fires at once.
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** The timeout of each attempt with its default; one no timer can keep is a bug of the caller, thrown. */
+export const checkedTimeoutMs = (timeoutMs = 30_000): number => {
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMER_MS)
+    throw new RangeError(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (ms), not ${timeoutMs}`)
+  return timeoutMs
+}
+
 /** The bounds with their defaults; a bound that makes no sense is a bug of the caller, thrown. */
 export const retryBounds = (options: RetryOptions = {}): Required<RetryOptions> => {
   const bounds = { maxAttempts: 3, maxTotalWaitMs: 10_000, defaultDelayMs: 1_000, ...options }

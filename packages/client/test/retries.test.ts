@@ -164,4 +164,14 @@ describe('retries of the client', () => {
       createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', retry: { maxTotalWaitMs: -1 } }),
     ).toThrow(/maxTotalWaitMs/)
   })
+
+  it('refuses a timeoutMs that no timer can keep, naming the range, and takes the largest that fits', () => {
+    const withTimeout = (timeoutMs: number) => () =>
+      createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', timeoutMs })
+    for (const timeoutMs of [-1, 0, 0.5, Infinity, NaN, 2 ** 31, 2 ** 40])
+      expect(withTimeout(timeoutMs)).toThrow(
+        new RangeError(`timeoutMs must be an integer from 1 to 2147483647 (ms), not ${timeoutMs}`),
+      )
+    expect(withTimeout(2 ** 31 - 1)).not.toThrow()
+  })
 })
