@@ -7,9 +7,9 @@ import { endAttempt, startAttempt } from './trace-attempt.js'
 export type RetryOptions = {
   /** Attempts in all, the first included; 1 turns retries off. Default 3. */
   readonly maxAttempts?: number
-  /** The longest the client waits in all between the attempts of one call, in ms. Default 10000. */
+  /** The longest the client waits in all between the attempts of one call: 0 to 2147483647 ms. Default 10000. */
   readonly maxTotalWaitMs?: number
-  /** The wait when no Retry-After came (a network failure, a 409), in ms. Default 1000. */
+  /** The wait when no Retry-After came (a network failure, a 409): 0 to 2147483647 ms. Default 1000. */
   readonly defaultDelayMs?: number
 }
 
@@ -103,7 +103,8 @@ export const sendRequest = async (
   }
 }
 
-// setTimeout's largest delay: AbortSignal.timeout throws past it (so every attempt failed), setTimeout fires at once.
+// setTimeout's largest delay: past it AbortSignal.timeout throws and setTimeout fires after 1 ms. Every wait
+// is at most maxTotalWaitMs, so bounding it keeps a long Retry-After from becoming an instant retry.
 const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** The timeout of each attempt with its default; one no timer can keep is a bug of the caller, thrown. */
@@ -119,7 +120,7 @@ export const retryBounds = (options: RetryOptions = {}): Required<RetryOptions> 
   if (!Number.isSafeInteger(bounds.maxAttempts) || bounds.maxAttempts < 1)
     throw new RangeError(`retry.maxAttempts must be an integer of at least 1, not ${bounds.maxAttempts}`)
   for (const key of ['maxTotalWaitMs', 'defaultDelayMs'] as const)
-    if (!Number.isFinite(bounds[key]) || bounds[key] < 0)
-      throw new RangeError(`retry.${key} must be a number of milliseconds, not ${bounds[key]}`)
+    if (!(bounds[key] >= 0 && bounds[key] <= MAX_TIMER_MS))
+      throw new RangeError(`retry.${key} must be from 0 to ${MAX_TIMER_MS} (ms), not ${bounds[key]}`)
   return bounds
 }

@@ -163,6 +163,13 @@ describe('retries of the client', () => {
     expect(() =>
       createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', retry: { maxTotalWaitMs: -1 } }),
     ).toThrow(/maxTotalWaitMs/)
+    // setTimeout would wait 1 ms for either, and a Retry-After of days would become an instant retry.
+    expect(() =>
+      createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', retry: { defaultDelayMs: 2 ** 31 } }),
+    ).toThrow('retry.defaultDelayMs must be from 0 to 2147483647 (ms), not 2147483648')
+    expect(() =>
+      createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', retry: { maxTotalWaitMs: 2 ** 40 } }),
+    ).toThrow(/maxTotalWaitMs/)
   })
 
   it('refuses a timeoutMs that no timer can keep, naming the range, and takes the largest that fits', () => {
