@@ -61,7 +61,7 @@ export type ServiceError =
   | NotImplemented
   | Unavailable
 
-/** A response the contract does not promise: a body that does not decode, an unknown code, a proxy's page. */
+/** A response the contract does not promise: a body that does not decode, an unknown code, a proxy's page, a 3xx. */
 export type UndecodableResponse = {
   readonly _tag: 'UndecodableResponse'
   readonly status: number

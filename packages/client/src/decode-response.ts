@@ -42,6 +42,11 @@ const decodeBody =
       ),
     )
 
+const redirectReason = (res: ReadResponse): string => {
+  const location = res.headers.get('Location')
+  return `a ${res.status} redirect ${location === null ? 'without a Location' : `to ${location}`}, not followed`
+}
+
 /** Seconds from a Retry-After header in whole seconds (CONTRACT), or undefined. */
 export const retryAfterSeconds = (headers: Headers): number | undefined => {
   const value = headers.get(HEADERS.retryAfter)?.trim()
@@ -78,6 +83,7 @@ export const decodeResponse = <A>(
   codec: t.Decoder<unknown, A>,
 ): E.Either<PetsClientError, A> => {
   if (res.status === success) return pipe(parseJson(res), E.flatMap(decodeBody(res, codec)))
+  if (res.status >= 300 && res.status < 400) return E.left(undecodable(res, redirectReason(res)))
   if (res.status < 400) return E.left(undecodable(res, `the status is ${res.status}, not ${success}`))
   return pipe(
     parseJson(res),

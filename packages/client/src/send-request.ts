@@ -50,6 +50,9 @@ const attempt = async (
     const res = await transport.fetch(url, {
       ...init,
       headers,
+      // The interface has no 3xx. Followed, a redirect would decode another origin's answer (or send it a
+      // POST's body again); not followed, the 3xx is an UndecodableResponse naming its Location.
+      redirect: 'manual',
       signal: AbortSignal.timeout(transport.timeoutMs),
     })
     outcome = E.right({ status: res.status, headers: res.headers, text: await res.text() })
