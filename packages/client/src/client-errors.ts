@@ -96,11 +96,14 @@ export const ERROR_TAGS: { readonly [C in ErrorCode]: Extract<ServiceError, { co
   unavailable: 'Unavailable',
 }
 
-/** What `allPets` throws, as an async iterator has no left side; `error` is the typed failure. */
+/**
+ * What `allPets` throws, as an async iterator has no left side; `error` is the typed failure, and
+ * `cause` the error underneath it when there is one (what fetch threw), for loggers that walk causes.
+ */
 export class PetsClientFailure extends Error {
   override readonly name = 'PetsClientFailure'
   constructor(readonly error: PetsClientError) {
-    super(describeClientError(error))
+    super(describeClientError(error), 'cause' in error ? { cause: error.cause } : undefined)
   }
 }
 

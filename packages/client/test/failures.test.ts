@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest'
+import { createPetsClient, PetsClientFailure } from '../src/index.js'
+
+const refused = new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })
+
+/** A client whose fetch gives `answer` to every request, never retried. */
+const clientWhoseFetch = (answer: () => Promise<Response>) =>
+  createPetsClient({
+    baseUrl: 'http://pets.test:8080/v1',
+    apiKey: 'k',
+    retry: { maxAttempts: 1 },
+    fetch: answer,
+  })
+
+const thrownByAllPets = async (client: ReturnType<typeof createPetsClient>): Promise<unknown> => {
+  try {
+    for await (const _ of client.allPets()) void _
+  } catch (error) {
+    return error
+  }
+  throw new Error('allPets ended without a failure')
+}
+
+describe('the failures the client throws and describes', () => {
+  it('gives a PetsClientFailure the error fetch threw as its standard cause', async () => {
+    const failure = await thrownByAllPets(clientWhoseFetch(() => Promise.reject(refused)))
+    expect(failure).toBeInstanceOf(PetsClientFailure)
+    expect(failure).toHaveProperty('cause', refused)
+    expect((failure as PetsClientFailure).error).toMatchObject({ _tag: 'NetworkFailure', cause: refused })
+  })
+
+  it('gives a PetsClientFailure no cause when the service answered: the typed error is all there is', async () => {
+    const body = JSON.stringify({ code: 'internal_error', message: 'oops', status: 500 })
+    const failure = await thrownByAllPets(clientWhoseFetch(async () => new Response(body, { status: 500 })))
+    expect(failure).toBeInstanceOf(PetsClientFailure)
+    expect('cause' in (failure as object)).toBe(false)
+  })
+})
