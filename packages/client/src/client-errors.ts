@@ -72,6 +72,8 @@ export type UndecodableResponse = {
 /** No response came: the connection failed or the attempt timed out. */
 export type NetworkFailure = {
   readonly _tag: 'NetworkFailure'
+  /** The origin the attempt was sent to (`http://pets.internal:8080`): who did not answer. */
+  readonly origin: string
   readonly reason: string
   readonly cause: unknown
 }
@@ -111,7 +113,7 @@ export class PetsClientFailure extends Error {
 export const describeClientError = (error: PetsClientError): string => {
   switch (error._tag) {
     case 'NetworkFailure':
-      return `no response from the animal store: ${error.reason}`
+      return `no response from the animal store at ${error.origin}: ${error.reason}`
     case 'UndecodableResponse':
       return `the animal store answered ${error.status} with a response that does not decode: ${error.reason}`
     default:

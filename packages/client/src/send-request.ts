@@ -24,13 +24,14 @@ export type Transport = {
   readonly retry: Required<RetryOptions>
 }
 
-const networkFailure = (error: unknown, timeoutMs: number): NetworkFailure => {
+const networkFailure = (error: unknown, url: string, timeoutMs: number): NetworkFailure => {
   const e = error as { name?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } }
   const reason =
     e.name === 'TimeoutError'
       ? `no answer within ${timeoutMs} ms`
       : [e.message, e.cause?.code ?? e.cause?.message].filter((part) => typeof part === 'string').join(': ')
-  return { _tag: 'NetworkFailure', reason: reason === '' ? String(error) : reason, cause: error }
+  const origin = new URL(url).origin
+  return { _tag: 'NetworkFailure', origin, reason: reason === '' ? String(error) : reason, cause: error }
 }
 
 /** A request as the client sends it: its headers are a plain record, so that `traceparent` can join them. */
@@ -57,7 +58,7 @@ const attempt = async (
     })
     outcome = E.right({ status: res.status, headers: res.headers, text: await res.text() })
   } catch (error) {
-    outcome = E.left(networkFailure(error, transport.timeoutMs))
+    outcome = E.left(networkFailure(error, url, transport.timeoutMs))
   }
   endAttempt(traced, outcome)
   return outcome

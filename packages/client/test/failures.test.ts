@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createPetsClient, PetsClientFailure } from '../src/index.js'
+import { runLeft } from '@pets/domain/testing'
+import { createPetsClient, describeClientError, PetsClientFailure } from '../src/index.js'
 
 const refused = new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })
 
@@ -34,5 +35,13 @@ describe('the failures the client throws and describes', () => {
     const failure = await thrownByAllPets(clientWhoseFetch(async () => new Response(body, { status: 500 })))
     expect(failure).toBeInstanceOf(PetsClientFailure)
     expect('cause' in (failure as object)).toBe(false)
+  })
+
+  it('names the origin that did not answer, where an attempt was sent', async () => {
+    const error = await runLeft(clientWhoseFetch(() => Promise.reject(refused)).listPets())
+    expect(error).toMatchObject({ _tag: 'NetworkFailure', origin: 'http://pets.test:8080' })
+    expect(describeClientError(error)).toBe(
+      'no response from the animal store at http://pets.test:8080: fetch failed: ECONNREFUSED',
+    )
   })
 })
