@@ -4,12 +4,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
-import {
-  PetsClientFailure,
-  type PetsClientError,
-  type UndecodableResponse,
-  type ValidationFailed,
-} from './client-errors.js'
+import type { PetsClientError, UndecodableResponse, ValidationFailed } from './client-errors.js'
 import { decodeResponse, type ReadResponse } from './decode-response.js'
 import { nextLinkOf, nextPageUrl } from './next-link.js'
 import type { ListPetsQuery, PetsClient, PetsClientOptions, PetsPage } from './pets-client.js'
@@ -20,6 +15,7 @@ import {
   type Repeatable,
   type Transport,
 } from './send-request.js'
+import { walkPages } from './walk-pages.js'
 
 // The domain's codec decides what a pet is; keys the service may add later are dropped.
 const PetResponse = t.exact(Pet)
@@ -111,29 +107,6 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
       )
     }
 
-  // CONTRACT: a walk of next links gives every pet once, in increasing id order. A server or proxy that
-  // links back (to a page seen, or to pets not after the last) would have allPets loop or repeat.
-  const goesBack = (reason: string): PetsClientFailure =>
-    new PetsClientFailure({ _tag: 'UndecodableResponse', status: 200, reason, requestId: undefined })
-
-  async function* allPets(query: Omit<ListPetsQuery, 'after'> = {}): AsyncIterableIterator<Pet> {
-    let url: string | undefined = listingUrl(baseUrl, query)
-    const seen = new Set<string>()
-    let lastId = 0
-    while (url !== undefined) {
-      if (seen.has(url)) throw goesBack(`the next link leads back to a page already read: ${url}`)
-      seen.add(url)
-      const page = await listPage(url)()
-      if (E.isLeft(page)) throw new PetsClientFailure(page.left)
-      for (const pet of page.right.pets) {
-        if (pet.id <= lastId) throw goesBack(`pet ${pet.id} came after pet ${lastId}: ids must increase`)
-        lastId = pet.id
-        yield pet
-      }
-      url = page.right.next?.href
-    }
-  }
-
   // A caller's page link goes where a server's next link goes: to the origin of baseUrl only, which the API
   // key is for (a stored or hand-made href to another origin is followed at baseUrl with its query).
   const pageUrl = (href: string): string => {
@@ -143,7 +116,7 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
 
   return {
     listPets: (query = {}) => listPage('href' in query ? pageUrl(query.href) : listingUrl(baseUrl, query)),
-    allPets,
+    allPets: (query = {}) => walkPages(listPage, listingUrl(baseUrl, query)),
     createPet: (pet, { safeRetries = false, idempotencyKey } = {}) => {
       // A key the service would refuse: refused as it would, before fetch trims it (two keys would then be
       // one) or throws on it (a NetworkFailure with nothing sent).
