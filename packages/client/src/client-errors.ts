@@ -78,8 +78,17 @@ export type NetworkFailure = {
   readonly cause: unknown
 }
 
+/** The caller ended the call with its `signal` (or its fetch threw an AbortError): nothing more was sent. */
+export type Aborted = {
+  readonly _tag: 'Aborted'
+  /** How far the call had gone: `aborted before anything was sent`, `… during attempt 2`, `… while waiting …`. */
+  readonly reason: string
+  /** The signal's `reason` (an AbortError unless `abort()` was given one), or what fetch threw. */
+  readonly cause: unknown
+}
+
 /** Every failure of a client call: tagged data, to `switch` on `_tag`. */
-export type PetsClientError = ServiceError | UndecodableResponse | NetworkFailure
+export type PetsClientError = ServiceError | UndecodableResponse | NetworkFailure | Aborted
 
 /** The `_tag` of each code's error. */
 export const ERROR_TAGS: { readonly [C in ErrorCode]: Extract<ServiceError, { code: C }>['_tag'] } = {
@@ -100,7 +109,7 @@ export const ERROR_TAGS: { readonly [C in ErrorCode]: Extract<ServiceError, { co
 
 /**
  * What `allPets` throws, as an async iterator has no left side; `error` is the typed failure, and
- * `cause` the error underneath it when there is one (what fetch threw), for loggers that walk causes.
+ * `cause` the error underneath it when there is one (what fetch threw, an abort's reason), for loggers.
  */
 export class PetsClientFailure extends Error {
   override readonly name = 'PetsClientFailure'
@@ -114,6 +123,8 @@ export const describeClientError = (error: PetsClientError): string => {
   switch (error._tag) {
     case 'NetworkFailure':
       return `no response from the animal store at ${error.origin}: ${error.reason}`
+    case 'Aborted':
+      return `the call to the animal store was ${error.reason}`
     case 'UndecodableResponse':
       return `the animal store answered ${error.status} with a response that does not decode: ${error.reason}`
     default:

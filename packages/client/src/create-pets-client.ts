@@ -4,6 +4,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
+import { sleepFor } from './abortable.js'
 import type { PetsClientError, UndecodableResponse, ValidationFailed } from './client-errors.js'
 import { decodeResponse, type ReadResponse } from './decode-response.js'
 import { nextLinkOf, nextPageUrl } from './next-link.js'
@@ -57,14 +58,20 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
   const baseUrl = trimmedBaseUrl(options.baseUrl)
   const transport: Transport = {
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    sleep: options.sleep ?? sleepFor,
     timeoutMs: checkedTimeoutMs(options.timeoutMs),
     retry: retryBounds(options.retry),
   }
   const send = (
     url: string,
     repeatable: Repeatable,
-    init: Omit<RequestInit, 'headers'> & { headers?: Record<string, string> },
+    {
+      signal,
+      ...init
+    }: Omit<RequestInit, 'headers' | 'signal'> & {
+      readonly headers?: Record<string, string>
+      readonly signal: AbortSignal | undefined
+    },
   ) =>
     sendRequest(
       transport,
@@ -78,6 +85,7 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
         },
       },
       repeatable,
+      signal,
     )
 
   const toPage =
@@ -98,9 +106,9 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
     }
 
   const listPage =
-    (url: string): TE.TaskEither<PetsClientError, PetsPage> =>
+    (url: string, signal: AbortSignal | undefined): TE.TaskEither<PetsClientError, PetsPage> =>
     async () => {
-      const res = await send(url, 'safe', { method: 'GET' })
+      const res = await send(url, 'safe', { method: 'GET', signal })
       return pipe(
         res,
         E.flatMap((r) => pipe(decodeResponse(r, 200, PetsResponse), E.flatMap(toPage(r, url)))),
@@ -115,9 +123,11 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
   }
 
   return {
-    listPets: (query = {}) => listPage('href' in query ? pageUrl(query.href) : listingUrl(baseUrl, query)),
-    allPets: (query = {}) => walkPages(listPage, listingUrl(baseUrl, query)),
-    createPet: (pet, { safeRetries = false, idempotencyKey } = {}) => {
+    listPets: (query = {}, { signal } = {}) =>
+      listPage('href' in query ? pageUrl(query.href) : listingUrl(baseUrl, query), signal),
+    allPets: (query = {}, { signal } = {}) =>
+      walkPages((url) => listPage(url, signal), listingUrl(baseUrl, query)),
+    createPet: (pet, { safeRetries = false, idempotencyKey, signal } = {}) => {
       // A key the service would refuse: refused as it would, before fetch trims it (two keys would then be
       // one) or throws on it (a NetworkFailure with nothing sent).
       const refused = idempotencyKey === undefined ? undefined : keyRefusal(idempotencyKey)
@@ -134,6 +144,7 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
             ...(key === undefined ? {} : { [HEADERS.idempotencyKey]: key }),
           },
           body,
+          signal,
         })
         return pipe(
           res,
@@ -141,8 +152,9 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
         )
       }
     },
-    getPet: (id) => async () => {
-      const res = await send(`${baseUrl}/pets/${encodeURIComponent(String(id))}`, 'safe', { method: 'GET' })
+    getPet: (id, options) => async () => {
+      const url = `${baseUrl}/pets/${encodeURIComponent(String(id))}`
+      const res = await send(url, 'safe', { method: 'GET', signal: options?.signal })
       return pipe(
         res,
         E.flatMap((r) =>

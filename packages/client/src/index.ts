@@ -3,6 +3,7 @@ export {
   describeClientError,
   ERROR_TAGS,
   PetsClientFailure,
+  type Aborted,
   type Gone,
   type IdempotencyKeyInUse,
   type IdempotencyKeyReused,
@@ -24,6 +25,7 @@ export {
 } from './client-errors.js'
 export { createPetsClient } from './create-pets-client.js'
 export type {
+  CallOptions,
   CreatePetOptions,
   ListPetsQuery,
   NewPetInput,
@@ -35,3 +37,4 @@ export type {
 // The wire contract the client decodes with: every error code with its status, the Error body.
 export { ErrorBody, ERRORS, type ErrorCode } from '@pets/wire'
 export type { RetryOptions } from './send-request.js'
+export type { Sleep } from './abortable.js'

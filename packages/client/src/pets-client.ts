@@ -1,5 +1,6 @@
 import type { Pet, PetStatus } from '@pets/domain'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
+import type { Sleep } from './abortable.js'
 import type { PetsClientError } from './client-errors.js'
 import type { RetryOptions } from './send-request.js'
 
@@ -12,8 +13,14 @@ export type PetsPage = { readonly pets: ReadonlyArray<Pet>; readonly next: PageL
 /** A pet to add; the service checks it and defaults `status` to `available`. */
 export type NewPetInput = { readonly name: string; readonly categoryId: number; readonly status?: PetStatus }
 
-/** How createPet may be retried. */
-export type CreatePetOptions = {
+/** What every operation takes last. */
+export type CallOptions = {
+  /** Ends the call once aborted, in an attempt or in a wait between attempts: an `Aborted` Left. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/** How createPet may be retried, and its signal. */
+export type CreatePetOptions = CallOptions & {
   /** Sends a new Idempotency-Key (a UUID), so that a 503, a 409 or a lost response is retried safely. */
   readonly safeRetries?: boolean
   /** Your own Idempotency-Key (1 to 255 printable ASCII characters); implies safe retries. */
@@ -31,8 +38,8 @@ export type PetsClientOptions = {
   readonly timeoutMs?: number
   /** The fetch to use; the global one by default. */
   readonly fetch?: typeof globalThis.fetch
-  /** How to wait between attempts; tests pass one that does not. */
-  readonly sleep?: (ms: number) => Promise<void>
+  /** How to wait between attempts (sooner when `signal` aborts); tests pass one that does not wait. */
+  readonly sleep?: Sleep
 }
 
 /**
@@ -41,11 +48,17 @@ export type PetsClientOptions = {
  */
 export interface PetsClient {
   /** One page of pets: from a query, or from the `next` link of the page before. */
-  readonly listPets: (query?: ListPetsQuery | PageLink) => TE.TaskEither<PetsClientError, PetsPage>
+  readonly listPets: (
+    query?: ListPetsQuery | PageLink,
+    options?: CallOptions,
+  ) => TE.TaskEither<PetsClientError, PetsPage>
   /** Every pet that matches, in id order, following the `next` links page after page. */
-  readonly allPets: (query?: Omit<ListPetsQuery, 'after'>) => AsyncIterableIterator<Pet>
+  readonly allPets: (
+    query?: Omit<ListPetsQuery, 'after'>,
+    options?: CallOptions,
+  ) => AsyncIterableIterator<Pet>
   /** Adds a pet. Running the task again retries with the same Idempotency-Key, if it has one. */
   readonly createPet: (pet: NewPetInput, options?: CreatePetOptions) => TE.TaskEither<PetsClientError, Pet>
   /** @deprecated The service removes getPet on 5 December 2030 (then: Gone); use listPets with a status. */
-  readonly getPet: (id: number) => TE.TaskEither<PetsClientError, Pet>
+  readonly getPet: (id: number, options?: CallOptions) => TE.TaskEither<PetsClientError, Pet>
 }

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
-import type { NetworkFailure } from './client-errors.js'
+import { aborted, attemptSignal, waitUnlessAborted, type Sleep } from './abortable.js'
+import type { Aborted, NetworkFailure } from './client-errors.js'
 import { retryAfterSeconds, type ReadResponse } from './decode-response.js'
 import { endAttempt, startAttempt } from './trace-attempt.js'
 
@@ -19,19 +20,36 @@ export type Repeatable = 'safe' | 'keyed' | 'once'
 /** What sends requests: fetch, a sleep between attempts, and the bounds. */
 export type Transport = {
   readonly fetch: typeof globalThis.fetch
-  readonly sleep: (ms: number) => Promise<void>
+  readonly sleep: Sleep
   readonly timeoutMs: number
   readonly retry: Required<RetryOptions>
 }
 
-const networkFailure = (error: unknown, url: string, timeoutMs: number): NetworkFailure => {
-  const e = error as { name?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } }
+/** What one attempt ends with: an answer read in full, or none. */
+type Outcome = E.Either<NetworkFailure | Aborted, ReadResponse>
+
+const networkFailure = (error: unknown, url: string, timedOutAfter: number | undefined): NetworkFailure => {
+  const e = error as { message?: unknown; cause?: { code?: unknown; message?: unknown } }
   const reason =
-    e.name === 'TimeoutError'
-      ? `no answer within ${timeoutMs} ms`
+    timedOutAfter !== undefined
+      ? `no answer within ${timedOutAfter} ms`
       : [e.message, e.cause?.code ?? e.cause?.message].filter((part) => typeof part === 'string').join(': ')
   const origin = new URL(url).origin
   return { _tag: 'NetworkFailure', origin, reason: reason === '' ? String(error) : reason, cause: error }
+}
+
+const isAbortError = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && 'name' in error && error.name === 'AbortError'
+
+type Attempted = { readonly url: string; readonly number: number; readonly timedOutAfter: number | undefined }
+
+// The caller's abort, through its signal or its fetch's own (an AbortError), is no network failure.
+const failureOf = (error: unknown, caller: AbortSignal | undefined, attempted: Attempted) => {
+  const { url, number, timedOutAfter } = attempted
+  if (caller?.aborted) return aborted(caller.reason, `during attempt ${number}`)
+  if (timedOutAfter === undefined && isAbortError(error))
+    return aborted(error, `during attempt ${number}, by its fetch`)
+  return networkFailure(error, url, timedOutAfter)
 }
 
 /** A request as the client sends it: its headers are a plain record, so that `traceparent` can join them. */
@@ -43,10 +61,12 @@ const attempt = async (
   url: string,
   init: Sent,
   resendCount: number,
-): Promise<E.Either<NetworkFailure, ReadResponse>> => {
+  caller: AbortSignal | undefined,
+): Promise<Outcome> => {
   const traced = startAttempt(init.method ?? 'GET', url, resendCount)
   const headers = traced === undefined ? init.headers : { ...init.headers, ...traced.headers }
-  let outcome: E.Either<NetworkFailure, ReadResponse>
+  const { signal, release } = attemptSignal(transport.timeoutMs, caller)
+  let outcome: Outcome
   try {
     const res = await transport.fetch(url, {
       ...init,
@@ -54,11 +74,14 @@ const attempt = async (
       // The interface has no 3xx. Followed, a redirect would decode another origin's answer (or send it a
       // POST's body again); not followed, the 3xx is an UndecodableResponse naming its Location.
       redirect: 'manual',
-      signal: AbortSignal.timeout(transport.timeoutMs),
+      signal,
     })
     outcome = E.right({ status: res.status, headers: res.headers, text: await res.text() })
   } catch (error) {
-    outcome = E.left(networkFailure(error, url, transport.timeoutMs))
+    const timedOutAfter = signal.aborted ? transport.timeoutMs : undefined
+    outcome = E.left(failureOf(error, caller, { url, number: resendCount + 1, timedOutAfter }))
+  } finally {
+    release()
   }
   endAttempt(traced, outcome)
   return outcome
@@ -67,11 +90,12 @@ const attempt = async (
 // CONTRACT: 429 and 503 carry Retry-After in whole seconds. A 429 did nothing, so anything may repeat
 // it; a 503 or a lost response may hide an added pet, so a POST repeats them (or waits out a 409) only keyed.
 const delayBeforeRetry = (
-  outcome: E.Either<NetworkFailure, ReadResponse>,
+  outcome: Outcome,
   repeatable: Repeatable,
   defaultDelayMs: number,
 ): number | undefined => {
-  if (E.isLeft(outcome)) return repeatable === 'once' ? undefined : defaultDelayMs
+  if (E.isLeft(outcome))
+    return outcome.left._tag === 'Aborted' || repeatable === 'once' ? undefined : defaultDelayMs
   const asked = retryAfterSeconds(outcome.right.headers)
   const wait = asked === undefined ? defaultDelayMs : asked * 1000
   switch (outcome.right.status) {
@@ -88,27 +112,38 @@ const delayBeforeRetry = (
 
 /**
  * Sends a request, and again while the answer says to retry within `maxAttempts` and `maxTotalWaitMs`;
- * the last outcome is returned as it is, so a 503 that outlasts the bounds reaches the caller.
+ * the last outcome is returned as it is, so a 503 that outlasts the bounds reaches the caller. Once
+ * `signal` aborts, in an attempt or in a wait, the outcome is Aborted and nothing more is sent.
  */
 export const sendRequest = async (
   transport: Transport,
   url: string,
   init: Sent,
   repeatable: Repeatable,
-): Promise<E.Either<NetworkFailure, ReadResponse>> => {
+  signal: AbortSignal | undefined,
+): Promise<Outcome> => {
   const { maxAttempts, maxTotalWaitMs, defaultDelayMs } = transport.retry
   let waited = 0
   for (let attempts = 1; ; attempts++) {
-    const outcome = await attempt(transport, url, init, attempts - 1)
+    if (signal?.aborted)
+      return E.left(
+        aborted(
+          signal.reason,
+          attempts === 1
+            ? 'before anything was sent'
+            : `while waiting to retry, after attempt ${attempts - 1}`,
+        ),
+      )
+    const outcome = await attempt(transport, url, init, attempts - 1, signal)
     const delay = delayBeforeRetry(outcome, repeatable, defaultDelayMs)
     if (delay === undefined || attempts >= maxAttempts || waited + delay > maxTotalWaitMs) return outcome
-    await transport.sleep(delay)
+    await waitUnlessAborted(transport.sleep, delay, signal)
     waited += delay
   }
 }
 
-// setTimeout's largest delay: past it AbortSignal.timeout throws and setTimeout fires after 1 ms. Every wait
-// is at most maxTotalWaitMs, so bounding it keeps a long Retry-After from becoming an instant retry.
+// setTimeout's largest delay: past it a timer fires after 1 ms (AbortSignal.timeout throws). Every wait is
+// at most maxTotalWaitMs, so bounding it keeps a long Retry-After from becoming an instant retry.
 const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** The timeout of each attempt with its default; one no timer can keep is a bug of the caller, thrown. */

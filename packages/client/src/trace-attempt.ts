@@ -1,6 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api'
 import * as E from 'fp-ts/lib/Either.js'
-import type { NetworkFailure } from './client-errors.js'
+import type { Aborted, NetworkFailure } from './client-errors.js'
 import type { ReadResponse } from './decode-response.js'
 
 /** One attempt's client span, and the headers that carry it to the service (`traceparent`). */
@@ -40,7 +40,7 @@ export const startAttempt = (method: string, url: string, resendCount: number): 
 }
 
 // What failed without an answer: the cause's code (ECONNREFUSED), a timeout, or the error's name.
-const failureType = ({ cause }: NetworkFailure): string => {
+const failureType = ({ cause }: NetworkFailure | Aborted): string => {
   const { name, cause: inner } = (cause ?? {}) as { name?: unknown; cause?: { code?: unknown } }
   if (typeof inner?.code === 'string') return inner.code
   return typeof name === 'string' ? name : '_OTHER'
@@ -49,7 +49,7 @@ const failureType = ({ cause }: NetworkFailure): string => {
 /** Ends an attempt's span with its outcome: the status, and `error.type` for a 4xx, a 5xx or no answer. */
 export const endAttempt = (
   traced: TracedAttempt | undefined,
-  outcome: E.Either<NetworkFailure, ReadResponse>,
+  outcome: E.Either<NetworkFailure | Aborted, ReadResponse>,
 ): void => {
   if (traced === undefined) return
   const { span } = traced
