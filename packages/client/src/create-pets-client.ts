@@ -9,13 +9,8 @@ import type { PetsClientError, UndecodableResponse, ValidationFailed } from './c
 import { decodeResponse, type ReadResponse } from './decode-response.js'
 import { nextLinkOf, nextPageUrl } from './next-link.js'
 import type { ListPetsQuery, PetsClient, PetsClientOptions, PetsPage } from './pets-client.js'
-import {
-  checkedTimeoutMs,
-  retryBounds,
-  sendRequest,
-  type Repeatable,
-  type Transport,
-} from './send-request.js'
+import { checkedTimeoutMs, retryBounds } from './retry-bounds.js'
+import { sendRequest, type Repeatable, type Transport } from './send-request.js'
 import { walkPages } from './walk-pages.js'
 
 // The domain's codec decides what a pet is; keys the service may add later are dropped.

@@ -36,5 +36,5 @@ export type {
 } from './pets-client.js'
 // The wire contract the client decodes with: every error code with its status, the Error body.
 export { ErrorBody, ERRORS, type ErrorCode } from '@pets/wire'
-export type { RetryOptions } from './send-request.js'
+export type { RetryOptions } from './retry-bounds.js'
 export type { Sleep } from './abortable.js'

@@ -2,7 +2,7 @@ import type { Pet, PetStatus } from '@pets/domain'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Sleep } from './abortable.js'
 import type { PetsClientError } from './client-errors.js'
-import type { RetryOptions } from './send-request.js'
+import type { RetryOptions } from './retry-bounds.js'
 
 /** The query of a listing; the service checks it (limit 1 to 100, default 20). */
 export type ListPetsQuery = { readonly limit?: number; readonly status?: PetStatus; readonly after?: number }

@@ -2,17 +2,8 @@ import * as E from 'fp-ts/lib/Either.js'
 import { aborted, attemptSignal, waitUnlessAborted, type Sleep } from './abortable.js'
 import type { Aborted, NetworkFailure } from './client-errors.js'
 import { retryAfterSeconds, type ReadResponse } from './decode-response.js'
+import type { RetryOptions } from './retry-bounds.js'
 import { endAttempt, startAttempt } from './trace-attempt.js'
-
-/** The bounds of the client's retries; each call of an operation has its own budget. */
-export type RetryOptions = {
-  /** Attempts in all, the first included; 1 turns retries off. Default 3. */
-  readonly maxAttempts?: number
-  /** The longest the client waits in all between the attempts of one call: 0 to 2147483647 ms. Default 10000. */
-  readonly maxTotalWaitMs?: number
-  /** The wait when no Retry-After came (a network failure, a 409): 0 to 2147483647 ms. Default 1000. */
-  readonly defaultDelayMs?: number
-}
 
 /** How freely a request may be sent again: `safe` (GET), `keyed` (POST with an Idempotency-Key), `once`. */
 export type Repeatable = 'safe' | 'keyed' | 'once'
@@ -140,26 +131,4 @@ export const sendRequest = async (
     await waitUnlessAborted(transport.sleep, delay, signal)
     waited += delay
   }
-}
-
-// setTimeout's largest delay: past it a timer fires after 1 ms (AbortSignal.timeout throws). Every wait is
-// at most maxTotalWaitMs, so bounding it keeps a long Retry-After from becoming an instant retry.
-const MAX_TIMER_MS = 2 ** 31 - 1
-
-/** The timeout of each attempt with its default; one no timer can keep is a bug of the caller, thrown. */
-export const checkedTimeoutMs = (timeoutMs = 30_000): number => {
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMER_MS)
-    throw new RangeError(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (ms), not ${timeoutMs}`)
-  return timeoutMs
-}
-
-/** The bounds with their defaults; a bound that makes no sense is a bug of the caller, thrown. */
-export const retryBounds = (options: RetryOptions = {}): Required<RetryOptions> => {
-  const bounds = { maxAttempts: 3, maxTotalWaitMs: 10_000, defaultDelayMs: 1_000, ...options }
-  if (!Number.isSafeInteger(bounds.maxAttempts) || bounds.maxAttempts < 1)
-    throw new RangeError(`retry.maxAttempts must be an integer of at least 1, not ${bounds.maxAttempts}`)
-  for (const key of ['maxTotalWaitMs', 'defaultDelayMs'] as const)
-    if (!(bounds[key] >= 0 && bounds[key] <= MAX_TIMER_MS))
-      throw new RangeError(`retry.${key} must be from 0 to ${MAX_TIMER_MS} (ms), not ${bounds[key]}`)
-  return bounds
 }
