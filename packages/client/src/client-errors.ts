@@ -118,7 +118,11 @@ export class PetsClientFailure extends Error {
   }
 }
 
-/** A one-line description of a failure, for logs and exceptions. */
+// The id to quote to the service's operators, where the service answered with one.
+const quoting = (requestId: string | undefined) =>
+  requestId === undefined ? '' : ` (request id ${requestId})`
+
+/** A one-line description of a failure, for logs and exceptions, with the request id the service gave. */
 export const describeClientError = (error: PetsClientError): string => {
   switch (error._tag) {
     case 'NetworkFailure':
@@ -126,8 +130,8 @@ export const describeClientError = (error: PetsClientError): string => {
     case 'Aborted':
       return `the call to the animal store was ${error.reason}`
     case 'UndecodableResponse':
-      return `the animal store answered ${error.status} with a response that does not decode: ${error.reason}`
+      return `the animal store answered ${error.status} with a response that does not decode: ${error.reason}${quoting(error.requestId)}`
     default:
-      return `the animal store answered ${error.status} ${error.code}: ${error.message}`
+      return `the animal store answered ${error.status} ${error.code}: ${error.message}${quoting(error.requestId)}`
   }
 }

@@ -44,4 +44,18 @@ describe('the failures the client throws and describes', () => {
       'no response from the animal store at http://pets.test:8080: fetch failed: ECONNREFUSED',
     )
   })
+
+  it('quotes the request id of an answer, which the README tells callers to give the operators', async () => {
+    const answered = clientWhoseFetch(async () =>
+      Response.json(
+        { code: 'internal_error', message: 'Something went wrong on our side.', status: 500 },
+        { status: 500, headers: { 'X-Request-Id': 'req-42' } },
+      ),
+    )
+    const error = await runLeft(answered.listPets())
+    expect(describeClientError(error)).toBe(
+      'the animal store answered 500 internal_error: Something went wrong on our side. (request id req-42)',
+    )
+    expect(new PetsClientFailure(error).message).toContain('(request id req-42)')
+  })
 })
