@@ -81,6 +81,27 @@ describe('tracing, as the OTEL_* variables ask for it', () => {
     ])
   })
 
+  it("refuses a blank service name and the SDK's numbers it would take as their defaults without a word", () => {
+    expect(
+      problemsOf({
+        OTEL_SERVICE_NAME: ' ',
+        OTEL_BSP_SCHEDULE_DELAY: '1.5',
+        OTEL_BSP_EXPORT_TIMEOUT: '0',
+        OTEL_BSP_MAX_QUEUE_SIZE: '-5',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1e3',
+        OTEL_EXPORTER_OTLP_TIMEOUT: 'abc',
+      }),
+    ).toEqual([
+      'OTEL_SERVICE_NAME must not be blank',
+      'OTEL_BSP_SCHEDULE_DELAY must be an integer from 0 to 2147483647',
+      'OTEL_BSP_EXPORT_TIMEOUT must be an integer from 1 to 2147483647',
+      'OTEL_BSP_MAX_QUEUE_SIZE must be an integer from 1 to 2147483647',
+      'OTEL_BSP_MAX_EXPORT_BATCH_SIZE must be an integer from 1 to 2147483647',
+      'OTEL_EXPORTER_OTLP_TIMEOUT must be an integer from 1 to 2147483647',
+    ])
+    expect(problemsOf({ OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' })).toEqual([])
+  })
+
   it('takes the ratio of the sampler', () => {
     expect(
       tracingOf({

@@ -1,65 +1,12 @@
-import * as t from 'io-ts'
 import { TRACES_SAMPLERS, type TracingConfig } from './app-config.js'
-import { oneOf } from './codecs.js'
+import { integer, oneOf } from './codecs.js'
+import { flag, named, ratio, resourceAttributes } from './tracing-codecs.js'
 import { httpUrl } from './url-codecs.js'
 import { optional, variable, type Get } from './variable.js'
 
 // The OpenTelemetry variables the service reads itself, named and meant as the specification has them
-// (its "Environment Variable Specification"); the SDK reads its others (OTEL_EXPORTER_OTLP_HEADERS, …).
-
-// `true` or `false` in any case, as the specification reads booleans.
-const flag = new t.Type<boolean, string, unknown>(
-  'Flag',
-  (u): u is boolean => typeof u === 'boolean',
-  (u, c) => {
-    const text = typeof u === 'string' ? u.toLowerCase() : ''
-    return text === 'true' || text === 'false'
-      ? t.success(text === 'true')
-      : t.failure(u, c, 'must be true or false')
-  },
-  String,
-)
-
-// A probability: from 0 to 1.
-const ratio = new t.Type<number, string, unknown>(
-  'Ratio',
-  (u): u is number => typeof u === 'number',
-  (u, c) => {
-    const n = typeof u === 'string' && /^[0-9]{1,3}(\.[0-9]{1,17})?$/.test(u) ? Number(u) : Number.NaN
-    return n >= 0 && n <= 1 ? t.success(n) : t.failure(u, c, 'must be a number from 0 to 1, such as 0.1')
-  },
-  String,
-)
-
-const decodedValue = (text: string): string | undefined => {
-  try {
-    return decodeURIComponent(text.trim())
-  } catch {
-    return undefined
-  }
-}
-
-// `key=value,…`, each value percent-encoded as W3C Baggage writes it.
-const resourceAttributes = new t.Type<Readonly<Record<string, string>>, string, unknown>(
-  'ResourceAttributes',
-  (u): u is Readonly<Record<string, string>> => typeof u === 'object' && u !== null,
-  (u, c) => {
-    const pairs = typeof u === 'string' ? u.split(',') : ['']
-    const entries = pairs.map((pair) => {
-      const equals = pair.indexOf('=')
-      const key = pair.slice(0, Math.max(equals, 0)).trim()
-      const value = equals === -1 ? undefined : decodedValue(pair.slice(equals + 1))
-      return /^[\x21-\x7E]{1,255}$/.test(key) && value !== undefined ? [key, value] : undefined
-    })
-    return entries.every((entry) => entry !== undefined)
-      ? t.success(Object.fromEntries(entries))
-      : t.failure(u, c, 'must be comma-separated key=value pairs, each value percent-encoded')
-  },
-  (attributes) =>
-    Object.entries(attributes)
-      .map(([key, value]) => `${key}=${encodeURIComponent(value)}`)
-      .join(','),
-)
+// (its "Environment Variable Specification"); the SDK reads its others (OTEL_EXPORTER_OTLP_HEADERS, …), and the
+// numbers of its batching and export, which are only checked here.
 
 export const OTEL_SDK_DISABLED = variable({
   name: 'OTEL_SDK_DISABLED',
@@ -100,9 +47,44 @@ export const OTEL_RESOURCE_ATTRIBUTES = optional({
     '`deployment.environment.name=staging`',
 })
 
+// Numbers the SDK reads itself, checked here: the SDK takes a value it cannot read as its default, silently.
+const sdkNumber = (name: string, min: number, unset: string, meaning: string) =>
+  optional({ name, codec: integer(min, 2 ** 31 - 1), unset, meaning: `${meaning}; read by the SDK` })
+
+export const OTEL_BSP_SCHEDULE_DELAY = sdkNumber(
+  'OTEL_BSP_SCHEDULE_DELAY',
+  0,
+  '`5000`',
+  'Milliseconds between exports',
+)
+export const OTEL_BSP_EXPORT_TIMEOUT = sdkNumber(
+  'OTEL_BSP_EXPORT_TIMEOUT',
+  1,
+  '`30000`',
+  'Milliseconds an export may take',
+)
+export const OTEL_BSP_MAX_QUEUE_SIZE = sdkNumber(
+  'OTEL_BSP_MAX_QUEUE_SIZE',
+  1,
+  '`2048`',
+  'Spans waiting to be sent; past it, spans are lost (counted in `tracing_spans_total`), never requests',
+)
+export const OTEL_BSP_MAX_EXPORT_BATCH_SIZE = sdkNumber(
+  'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+  1,
+  '`512`',
+  'Spans sent in one request to the receiver',
+)
+export const OTEL_EXPORTER_OTLP_TIMEOUT = sdkNumber(
+  'OTEL_EXPORTER_OTLP_TIMEOUT',
+  1,
+  '`10000`',
+  'Milliseconds the receiver may take to answer one export',
+)
+
 export const OTEL_SERVICE_NAME = variable({
   name: 'OTEL_SERVICE_NAME',
-  codec: t.string,
+  codec: named,
   default: {
     text: '`service.name` of `OTEL_RESOURCE_ATTRIBUTES`, else `animal-store`',
     of: (get) => get(OTEL_RESOURCE_ATTRIBUTES)?.['service.name'] ?? 'animal-store',
@@ -136,6 +118,11 @@ export const TRACING_VARIABLES = [
   OTEL_RESOURCE_ATTRIBUTES,
   OTEL_TRACES_SAMPLER,
   OTEL_TRACES_SAMPLER_ARG,
+  OTEL_BSP_SCHEDULE_DELAY,
+  OTEL_BSP_EXPORT_TIMEOUT,
+  OTEL_BSP_MAX_QUEUE_SIZE,
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+  OTEL_EXPORTER_OTLP_TIMEOUT,
 ] as const
 
 // The specification's rule: the signal's own URL as it is; the general one with `v1/traces` after it.
