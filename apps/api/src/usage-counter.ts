@@ -21,6 +21,19 @@ export type UsageCounterOptions = {
   readonly now?: () => number
 }
 
+// 42P01 undefined_table: the schema is behind this version (MIGRATE_ON_START=false on a database not yet
+// migrated; the service stops once its schema check finds it). The operator's to mend, not a bug: no stack.
+const UNDEFINED_TABLE = '42P01'
+const NO_TABLE = 'their table does not exist (the schema is behind this version: run "animal-store migrate")'
+const missingTable = (error: unknown) => (error as { code?: unknown } | null)?.code === UNDEFINED_TABLE
+
+type Failure = 'unavailable' | 'no table' | 'error'
+const LOST: Record<Failure, string> = {
+  unavailable: 'the store did not take them (unreachable, or too busy within its timeouts)',
+  'no table': NO_TABLE,
+  error: 'writing them failed (the error is logged above)',
+}
+
 /**
  * Batches API-key usage so a request costs no write: one upsert per interval, whatever the traffic. A crash
  * loses at most one interval (and what was counted while the store was down); a clean shutdown writes it.
@@ -33,6 +46,8 @@ export const createUsageCounter = ({
 }: UsageCounterOptions): UsageCounter => {
   let pending = new Map<string, { keyId: string; operation: string; calls: number; last: number }>()
   let writing: Promise<void> = Promise.resolve()
+  // Why the last write failed, if it did: what the line of counts lost at shutdown says.
+  let failure: Failure | undefined
 
   const write = async () => {
     if (pending.size === 0) return
@@ -43,18 +58,24 @@ export const createUsageCounter = ({
       lastCalledAt: new Date(c.last),
     }))
     pending = new Map()
-    let written = false
     try {
-      written = E.isRight(await log.add(batch)())
-      if (!written)
+      failure = E.isRight(await log.add(batch)()) ? undefined : 'unavailable'
+      if (failure !== undefined)
         logger.warn(
           { entries: batch.length },
           'usage counts not written: the store is unavailable; kept for the next try',
         )
     } catch (error) {
-      logger.error({ err: error }, 'usage counts not written: kept for the next try')
+      failure = missingTable(error) ? 'no table' : 'error'
+      if (failure === 'no table')
+        logger.warn(
+          { entries: batch.length, sqlstate: UNDEFINED_TABLE },
+          `usage counts not written: ${NO_TABLE}; kept for the next try`,
+        )
+      else logger.error({ err: error }, 'usage counts not written: kept for the next try')
     }
-    if (!written) for (const c of batch) add(c.keyId, c.operation, c.calls, c.lastCalledAt.getTime())
+    if (failure !== undefined)
+      for (const c of batch) add(c.keyId, c.operation, c.calls, c.lastCalledAt.getTime())
   }
   const add = (keyId: string, operation: string, calls: number, last: number) => {
     const key = `${keyId}\u0000${operation}`
@@ -78,10 +99,7 @@ export const createUsageCounter = ({
       await flush()
       const lost = [...pending.values()].reduce((sum, c) => sum + c.calls, 0)
       if (lost > 0)
-        logger.warn(
-          { calls: lost },
-          'usage counts lost at shutdown: the store did not take them (unreachable, or too busy within its timeouts)',
-        )
+        logger.warn({ calls: lost }, `usage counts lost at shutdown: ${LOST[failure ?? 'unavailable']}`)
       pending = new Map()
     },
   }

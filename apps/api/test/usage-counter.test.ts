@@ -83,6 +83,38 @@ describe('the usage counter', () => {
     expect(logger.warnings.at(-1)).toMatch(/lost at shutdown/)
   })
 
+  it('says in one line, without an error, that a missing table (a schema behind) kept the counts out', async () => {
+    const lines: Array<{ level: string; fields: object; message: string }> = []
+    const logger = {
+      warn: (fields: object, message: string) => void lines.push({ level: 'warn', fields, message }),
+      error: (fields: object, message: string) => void lines.push({ level: 'error', fields, message }),
+    }
+    // What pg throws for an INSERT into a table the migrations have not made yet.
+    const undefinedTable = Object.assign(new Error('relation "api_key_usage" does not exist'), {
+      code: '42P01',
+    })
+    const log: ApiKeyUsageLog = { list: () => TE.right([]), add: () => () => Promise.reject(undefinedTable) }
+    const counter = make({ log, flushEveryMs: 3_600_000, logger })
+    counter.count('1', 'listPets')
+    await counter.close()
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        fields: { entries: 1, sqlstate: '42P01' },
+        message:
+          'usage counts not written: their table does not exist (the schema is behind this version: run ' +
+          '"animal-store migrate"); kept for the next try',
+      },
+      {
+        level: 'warn',
+        fields: { calls: 1 },
+        message:
+          'usage counts lost at shutdown: their table does not exist (the schema is behind this version: run ' +
+          '"animal-store migrate")',
+      },
+    ])
+  })
+
   it('flushes by itself every interval', async () => {
     const log = createMemoryApiKeyUsageLog()
     const counter = make({ log, flushEveryMs: 100, logger: quiet() })
