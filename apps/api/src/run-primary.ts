@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster'
 import { serveClusterMetrics } from './cluster-metrics.js'
 import type { AppConfig } from './config.js'
 import type { LateCheck } from './prepare-database.js'
-import { STORAGE_CLOSE_MS } from './lifecycle.js'
+import { exitStopped, STORAGE_CLOSE_MS, stopBeforeReady } from './lifecycle.js'
 import { exitAfterFlush, type Logger } from './logger.js'
 
 // A worker that dies sooner than this after it was started counts as failing to start: the next
@@ -36,10 +36,14 @@ export const runPrimary = async (
   logger: Logger,
   workerEnv: Readonly<Record<string, string>>,
 ): Promise<void> => {
+  // Until the workers are forked, a signal ends the start where it is, as one process's would.
+  const early = (signal: NodeJS.Signals) => stopBeforeReady(logger, signal, 'preparing the database')
+  process.on('SIGTERM', early).on('SIGINT', early)
   const lateCheck: LateCheck =
     config.storage.kind === 'postgres'
       ? await (await import('./prepare-database.js')).prepareDatabase(config, logger)
       : {}
+  process.off('SIGTERM', early).off('SIGINT', early)
   serveClusterMetrics()
 
   const startedAt = new Map<Worker, number>()
@@ -59,10 +63,13 @@ export const runPrimary = async (
     const worker = cluster.fork(workerEnv)
     startedAt.set(worker, Date.now())
   }
-  const finish = () => {
-    logger.info({ outcome: allClean ? 'clean' : 'a worker did not stop cleanly' }, 'stopped')
-    exitAfterFlush(logger, failed ?? (allClean ? 0 : 1))
-  }
+  let reason = ''
+  const finish = () =>
+    exitStopped(logger, {
+      outcome: allClean ? 'clean' : 'a worker did not stop cleanly',
+      reason,
+      ...(failed === undefined ? {} : { failed }),
+    })
 
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker) ?? 0)
@@ -105,6 +112,7 @@ export const runPrimary = async (
       return
     }
     stopping = true
+    reason = signal
     lateCheck.giveUp?.()
     logger.info({ signal, workers: startedAt.size }, 'shutting down')
     respawns.forEach(clearTimeout)

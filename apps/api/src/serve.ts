@@ -2,8 +2,10 @@ import type { AppConfig } from './config.js'
 import type { LateCheck } from './prepare-database.js'
 import { clusterMetricsPage } from './cluster-metrics.js'
 import { createService } from './create-service.js'
+import { stopBeforeReady, exitStopped } from './lifecycle.js'
 import { exitAfterFlush, type Logger } from './logger.js'
 import { startServer, type RunningServer } from './start-server.js'
+import type { Tracing } from './tracing/start-tracing.js'
 
 /**
  * Runs the service in this process until a signal stops it: alone (`single`, preparing the database itself)
@@ -14,26 +16,21 @@ export const serve = async (
   logger: Logger,
   role: 'single' | 'worker',
 ): Promise<RunningServer> => {
-  // First, so that every span has somewhere to go; the SDK is loaded only when OTEL_* asks for tracing.
-  const tracing =
-    config.tracing === undefined
-      ? undefined
-      : (await import('./tracing/start-tracing.js')).startTracing(config.tracing, logger)
-  const lateCheck: LateCheck =
-    role === 'single' && config.storage.kind === 'postgres'
-      ? await (await import('./prepare-database.js')).prepareDatabase(config, logger)
-      : {}
-  const running = await startServer(config, (resolved) =>
-    createService(resolved, {
-      logger,
-      migrate: false,
-      ...(tracing === undefined ? {} : { spans: tracing.counts }),
-      ...(role === 'worker' ? { metricsPage: (local) => clusterMetricsPage(local.registry) } : {}),
-    }),
-  )
+  // What the start is doing until the service is ready. A stop asked meanwhile ends the start there
+  // (stopBeforeReady); one asked while the listener opens and the service is built waits for them, then
+  // drains as any stop does (requests may already wait on the listener).
+  let starting: string | undefined = 'starting'
+  let running: RunningServer | undefined = undefined
+  let askedWhileOpening: string | undefined
+  let tracing: Tracing | undefined = undefined
 
   // `failed`: the status to end with whatever the outcome, as a start that was refused would.
   const stop = (reason: string, failed?: number) => {
+    if (running === undefined) {
+      if (starting === OPENING) askedWhileOpening ??= reason
+      else stopBeforeReady(logger, reason, starting ?? 'starting')
+      return
+    }
     logger.info({ reason }, 'shutting down')
     lateCheck.giveUp?.()
     running.stop().then(
@@ -41,10 +38,7 @@ export const serve = async (
         // The spans of the last requests, sent within TRACES_FLUSH_MS.
         await tracing?.shutdown()
         // An exit 1 is a warning: requests were cut (each has its line, `outcome: cut`), or counts lost.
-        if (outcome === 'clean') logger.info({ outcome, cut }, 'stopped')
-        else logger.warn({ outcome, cut }, 'stopped')
-        // The lines still in the log's buffer are written before the process ends.
-        exitAfterFlush(logger, failed ?? (outcome === 'clean' ? 0 : 1))
+        exitStopped(logger, { outcome, cut, reason, ...(failed === undefined ? {} : { failed }) })
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed')
@@ -52,6 +46,56 @@ export const serve = async (
       },
     )
   }
+  // First of all, so that a signal never ends the process unsaid, even while it waits for the migration lock.
+  stopOnSignals(role, stop, logger)
+
+  // First, so that every span has somewhere to go; the SDK is loaded only when OTEL_* asks for tracing.
+  tracing =
+    config.tracing === undefined
+      ? undefined
+      : (await import('./tracing/start-tracing.js')).startTracing(config.tracing, logger)
+  starting = 'preparing the database'
+  const lateCheck: LateCheck =
+    role === 'single' && config.storage.kind === 'postgres'
+      ? await (await import('./prepare-database.js')).prepareDatabase(config, logger)
+      : {}
+  starting = OPENING
+  const spans = tracing?.counts
+  running = await startServer(config, (resolved) =>
+    createService(resolved, {
+      logger,
+      migrate: false,
+      ...(spans === undefined ? {} : { spans }),
+      ...(role === 'worker' ? { metricsPage: (local) => clusterMetricsPage(local.registry) } : {}),
+    }),
+  )
+  starting = undefined
+  if (askedWhileOpening !== undefined) {
+    stop(askedWhileOpening)
+    return running
+  }
+  // The schema check that an unreachable database left to do: a schema behind ends the service.
+  lateCheck.whenItFails?.((status) => stop('the schema check failed', status))
+  logger.info(
+    {
+      url: running.url,
+      // METRICS_PORT's listener (a free port when 0): where monitoring finds /metrics.
+      ...(running.metricsUrl === undefined ? {} : { metricsUrl: running.metricsUrl }),
+      env: config.env,
+      publicBaseUrl: running.publicBaseUrl,
+    },
+    'listening',
+  )
+  // Written now rather than with the next batch: whoever waits for this line reads it at once.
+  logger.flush()
+  return running
+}
+
+const OPENING = 'opening the listener'
+
+// SIGTERM and SIGINT stop a single process; a second one exits at once. A worker stops on SIGTERM, or when its
+// primary is gone.
+const stopOnSignals = (role: 'single' | 'worker', stop: (reason: string) => void, logger: Logger) => {
   if (role === 'single') {
     let signalled = false
     const onSignal = (signal: NodeJS.Signals) => {
@@ -67,34 +111,17 @@ export const serve = async (
     }
     process.on('SIGTERM', onSignal)
     process.on('SIGINT', onSignal)
-  } else {
-    // A terminal's Ctrl-C reaches every process of the group; the primary relays it once, and
-    // decides alone when to give up waiting.
-    process.on('SIGINT', () => {})
-    let stopping = false
-    const stopOnce = (reason: string) => {
-      if (!stopping) stop(reason)
-      stopping = true
-    }
-    process.on('SIGTERM', () => stopOnce('SIGTERM'))
-    // Without its primary, nobody would replace or stop this worker.
-    process.on('disconnect', () => stopOnce('the primary is gone'))
+    return
   }
-  // The schema check that an unreachable database left to do: a schema behind ends the service.
-  lateCheck.whenItFails?.((status) => stop('the schema check failed', status))
-  // Only now: a signal that came before the handlers were in place would end the process at once,
-  // and whoever reads this line may signal right away.
-  logger.info(
-    {
-      url: running.url,
-      // METRICS_PORT's listener (a free port when 0): where monitoring finds /metrics.
-      ...(running.metricsUrl === undefined ? {} : { metricsUrl: running.metricsUrl }),
-      env: config.env,
-      publicBaseUrl: running.publicBaseUrl,
-    },
-    'listening',
-  )
-  // Written now rather than with the next batch: whoever waits for this line reads it at once.
-  logger.flush()
-  return running
+  // A terminal's Ctrl-C reaches every process of the group; the primary relays it once, and
+  // decides alone when to give up waiting.
+  process.on('SIGINT', () => {})
+  let stopping = false
+  const stopOnce = (reason: string) => {
+    if (!stopping) stop(reason)
+    stopping = true
+  }
+  process.on('SIGTERM', () => stopOnce('SIGTERM'))
+  // Without its primary, nobody would replace or stop this worker.
+  process.on('disconnect', () => stopOnce('the primary is gone'))
 }

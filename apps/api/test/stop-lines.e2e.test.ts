@@ -1,0 +1,114 @@
+import { MIGRATION_LOCK } from '@pets/adapters-postgres'
+import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { spawn } from 'node:child_process'
+import { afterEach, describe, expect, inject, it } from 'vitest'
+import { NODE_FLAGS } from '../src/node-flags.js'
+import { MAIN, startTestService } from './support/test-service.js'
+import { startTcpProxy } from './support/tcp-proxy.js'
+
+type Line = { level: number; msg: string; [field: string]: unknown }
+const linesOf = (output: string): Array<Line> =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Line)
+
+// The built bin as a process that may never listen: its output, and its exit.
+const spawnService = (env: Record<string, string>) => {
+  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  )
+  return { child, exited, output: () => output }
+}
+
+// The last lines of a stop: what the operator reads first when a service ended.
+describe('the lines a stop ends with', () => {
+  const cleanups: Array<() => Promise<unknown>> = []
+  const fresh = async () => {
+    const database: FreshDatabase = await openFreshDatabase(inject('postgres'), { empty: true })
+    cleanups.push(() => database.close())
+    return database
+  }
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  })
+
+  it('a schema found behind once the database answered: exit 2, "stopped" at error saying why, no stack for the usage counts', async () => {
+    const database = await fresh()
+    const target = new URL(database.url)
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    cleanups.push(() => proxy.close())
+    const viaProxy = new URL(database.url)
+    viaProxy.hostname = '127.0.0.1'
+    viaProxy.port = String(proxy.port)
+    proxy.cut()
+    const svc = await startTestService({
+      mode: 'child',
+      env: {
+        DATABASE_URL: viaProxy.toString(),
+        API_KEYS: 'k1',
+        MIGRATE_ON_START: 'false',
+        DATABASE_CONNECT_TIMEOUT_MS: '300',
+        SHUTDOWN_DELAY_MS: '0',
+      },
+    })
+    cleanups.push(() => svc.stop('SIGKILL'))
+    // A call counted for its key: at shutdown, its count meets a database without the usage table.
+    expect((await svc.get('/v1/pets', 'k1')).status).toBe(503)
+    proxy.restore()
+    expect(await svc.exited).toBe(2)
+    const lines = linesOf(svc.output())
+    expect(lines.at(-1)).toMatchObject({
+      level: 50,
+      msg: 'stopped',
+      outcome: 'failed',
+      reason: 'the schema check failed',
+      exitCode: 2,
+    })
+    const usage = lines.filter((line) => line.msg.startsWith('usage counts'))
+    expect(usage.map((line) => line.level)).not.toContain(50)
+    expect(usage.filter((line) => 'err' in line)).toEqual([])
+    expect(usage.map((line) => line.msg)).toContain(
+      'usage counts not written: their table does not exist (the schema is behind this version: run ' +
+        '"animal-store migrate"); kept for the next try',
+    )
+  })
+
+  for (const webConcurrency of ['1', '2'])
+    it(`SIGTERM while waiting for another instance's migrations (WEB_CONCURRENCY=${webConcurrency}): one line, exit 0`, async () => {
+      const database = await fresh()
+      // Another instance migrating: it holds the migration lock.
+      const other = await database.pool.connect()
+      cleanups.push(async () => other.release(true))
+      await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+      const svc = spawnService({
+        DATABASE_URL: database.url,
+        API_KEYS: 'k1',
+        WEB_CONCURRENCY: webConcurrency,
+      })
+      cleanups.push(async () => svc.child.kill('SIGKILL'))
+      await expect
+        .poll(svc.output, { timeout: 20_000 })
+        .toContain('migrations: waiting for another instance that is migrating')
+      svc.child.kill('SIGTERM')
+      expect(await svc.exited).toEqual({ code: 0, signal: null })
+      expect(linesOf(svc.output()).at(-1)).toMatchObject({
+        level: 30,
+        msg: 'stopped before it was ready',
+        outcome: 'not-ready',
+        reason: 'SIGTERM',
+        during: 'preparing the database',
+        exitCode: 0,
+      })
+      // Nothing migrated: the lock was never had.
+      const tables = await other.query("SELECT 1 FROM pg_tables WHERE tablename = 'pets'")
+      expect(tables.rowCount).toBe(0)
+    })
+})
