@@ -5,6 +5,7 @@ import {
 } from '@pets/adapters-postgres/connection-string'
 import { getSystemErrorMap } from 'node:util'
 import type { AppConfig } from './config.js'
+import { connectionSqlstate, NO_TLS } from './connection-sqlstate.js'
 
 /** What was running when an error ended the process: the command, and the configuration it read. */
 export type FailureContext = {
@@ -22,7 +23,10 @@ export type FailureContext = {
 export type OperationalFailure = {
   /** What failed and why, naming the variable or option to look at; never a password. */
   readonly line: string
-  /** The error's code: a system error's name (ECONNREFUSED) or PostgreSQL's SQLSTATE (3D000). */
+  /**
+   * The error's code: a system error's name (ECONNREFUSED) or PostgreSQL's SQLSTATE (3D000); for pg's own
+   * failures of a connection, which have none, the SQLSTATE of class 08 that stands for it (08001, 08004, 08006).
+   */
   readonly code?: string
   /** The error's own message, for the log. */
   readonly message: string
@@ -54,6 +58,9 @@ const messageOf = (f: Fields) => (typeof f.message === 'string' ? f.message : 'n
 // As adapters-postgres writes a host in its messages: `[::1]:5432`.
 const hostPort = (host: string, port: unknown) => formatHostPort({ host, port: Number(port) })
 
+// The error's code; for pg's own failures of a connection, which have none, the SQLSTATE that stands for it.
+const codeOrSqlstate = (f: Fields) => codeOf(f) ?? connectionSqlstate(f.message)
+
 // Node's messages repeat the syscall and the address; libuv's words for the errno say only why.
 const why = (f: Fields): string => {
   const system = typeof f.errno === 'number' ? getSystemErrorMap().get(f.errno)?.[1] : undefined
@@ -61,12 +68,12 @@ const why = (f: Fields): string => {
     f.syscall === 'getaddrinfo'
       ? `the host name ${String(f.hostname)} cannot be resolved`
       : (system ?? messageOf(f))
-  const code = codeOf(f)
+  const code = codeOrSqlstate(f)
   return code === undefined ? reason : `${reason} (${code})`
 }
 
 const failure = (context: FailureContext, what: string, f: Fields): OperationalFailure => {
-  const code = codeOf(f)
+  const code = codeOrSqlstate(f)
   return {
     line: `${context.command}: ${what}: ${why(f)}`,
     ...(code === undefined ? {} : { code }),
@@ -113,7 +120,6 @@ const refusesSession = (code: string | undefined) =>
 // TLS that sslmode asks for and the server cannot give: pg's words when the server answers "no TLS" (the
 // e2e test against a server without TLS guards them), and Node's codes for a certificate that fails the
 // check (OpenSSL's verify results, ERR_TLS_CERT_ALTNAME_INVALID for a name that does not match).
-const NO_TLS = 'The server does not support SSL connections'
 const CERTIFICATE =
   /^(ERR_TLS_|ERR_SSL_)|CERT|^UNABLE_TO_(GET_ISSUER|VERIFY_LEAF|DECRYPT|DECODE)|^HOSTNAME_MISMATCH$|^INVALID_CA$/
 const tlsRefused = (f: Fields) =>

@@ -75,7 +75,7 @@ describe('an operational failure of the built bin', () => {
         stdout: '',
         stderr:
           `animal-store: keys list: PostgreSQL at postgres@127.0.0.1:${withoutTls.port}/animals (DATABASE_URL) ` +
-          'refused TLS (sslmode): The server does not support SSL connections\n',
+          'refused TLS (sslmode): The server does not support SSL connections (08004)\n',
       })
       const failed = await run(['migrate'], {
         DATABASE_URL: `postgres://postgres@127.0.0.1:${untrusted.port}/animals?sslmode=verify-full`,

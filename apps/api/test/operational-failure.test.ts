@@ -91,7 +91,7 @@ describe('a database that cannot be reached, refuses the login or does not exist
     ).toMatch(/refused the connection: permission denied for database "animals" \(42501\)$/)
   })
 
-  it("reads a host name that does not resolve, a missing socket, and pg's own timeouts (no code)", () => {
+  it("reads a host name that does not resolve, a missing socket, and pg's own timeouts (no code of pg's)", () => {
     const storage = postgres('postgres://postgres@db.invalid/animals')
     expect(lineOf(notFound('db.invalid'), context('migrate', { storage }))).toBe(
       'migrate: PostgreSQL at postgres@db.invalid:5432/animals (DATABASE_URL) cannot be reached: ' +
@@ -107,7 +107,7 @@ describe('a database that cannot be reached, refuses the login or does not exist
     )
     const timeout = new Error('Connection terminated unexpectedly')
     expect(lineOf(timeout, context('migrate'))).toMatch(
-      /\(DATABASE_URL\) cannot be reached: Connection terminated unexpectedly$/,
+      /\(DATABASE_URL\) cannot be reached: Connection terminated unexpectedly \(08006\)$/,
     )
     // Without adapters-postgres' word for it, a message alone proves nothing.
     const { command, config } = context('migrate')
@@ -117,7 +117,7 @@ describe('a database that cannot be reached, refuses the login or does not exist
   it('says when TLS that sslmode asks for is refused, or its certificate fails the check', () => {
     expect(lineOf(new Error('The server does not support SSL connections'), context('migrate'))).toBe(
       'migrate: PostgreSQL at postgres@127.0.0.1:5999/animals (DATABASE_URL) refused TLS (sslmode): ' +
-        'The server does not support SSL connections',
+        'The server does not support SSL connections (08004)',
     )
     const certificate = (message: string, code: string) => Object.assign(new Error(message), { code })
     for (const [message, code] of [

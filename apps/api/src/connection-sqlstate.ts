@@ -1,0 +1,19 @@
+// pg reports its own failures of a connection with plain Errors that carry no code. The operator's line
+// gives a code all the same: the SQLSTATE of class 08 that the SQL standard has for the failure, as pgjdbc
+// reports these same three (and as adapters-postgres already calls a session that does not fit 08004).
+
+/** pg's words when the server answers that it has no TLS, and sslmode asks for it. */
+export const NO_TLS = 'The server does not support SSL connections'
+
+const CODES: ReadonlyArray<readonly [RegExp, string]> = [
+  // sqlserver_rejected_establishment_of_sqlconnection: the server would not speak TLS.
+  [new RegExp(`^${NO_TLS}$`), '08004'],
+  // sqlclient_unable_to_establish_sqlconnection: no connection opened within the connect timeout.
+  [/connection timeout|^timeout exceeded when trying to connect|^timeout expired$/, '08001'],
+  // connection_failure: a connection that was open broke, or stopped answering.
+  [/^Connection terminated|is not queryable$|^Query read timeout/, '08006'],
+]
+
+/** The SQLSTATE that stands for a connection failure pg gives no code, if `message` is one of pg's. */
+export const connectionSqlstate = (message: unknown): string | undefined =>
+  typeof message === 'string' ? CODES.find(([pattern]) => pattern.test(message))?.[1] : undefined
