@@ -10,6 +10,7 @@ import * as O from 'fp-ts/lib/Option.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import type { AppConfig } from '../config.js'
 import { environmentKeys } from '../environment-keys.js'
+import { alignColumns } from './columns.js'
 import { usageTable } from './usage-table.js'
 import { KEYS_USAGE, UsageError } from './usage.js'
 import { withDatabase } from './with-database.js'
@@ -25,19 +26,11 @@ const unwrap = async <A>(task: TaskEither<StoreUnavailable, A>): Promise<A> => {
 }
 
 const date = (d: Date | null) => (d === null ? '-' : d.toISOString())
-const table = (records: ReadonlyArray<ApiKeyRecord>): Array<string> => {
-  const rows = [
+const table = (records: ReadonlyArray<ApiKeyRecord>): Array<string> =>
+  alignColumns([
     ['ID', 'NAME', 'CREATED', 'LAST USED', 'REVOKED'],
     ...records.map((r) => [r.id, r.name, date(r.createdAt), date(r.lastUsedAt), date(r.revokedAt)]),
-  ]
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
-  return rows.map((row) =>
-    row
-      .map((cell, i) => cell.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd(),
-  )
-}
+  ])
 
 type KeysAction =
   | { readonly action: 'create'; readonly name: ApiKeyName }

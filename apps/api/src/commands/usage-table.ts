@@ -1,4 +1,5 @@
 import type { ApiKeyRecord, OperationCalls } from '@pets/domain'
+import { alignColumns } from './columns.js'
 
 const date = (d: Date | null | undefined) => (d === null || d === undefined ? '-' : d.toISOString())
 const latest = (dates: ReadonlyArray<Date | null>): Date | null =>
@@ -46,11 +47,5 @@ export const usageTable = (
     ['ID', 'NAME', 'LAST USED', ...deprecated.flatMap((op) => [`${op} CALLS`, `LAST ${op}`])],
     ...rows.map((r) => r.cells),
   ]
-  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)))
-  return table.map((row) =>
-    row
-      .map((cell, i) => cell.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd(),
-  )
+  return alignColumns(table)
 }
