@@ -56,7 +56,13 @@ export const runPrimary = async (
   // Until a worker listens, one that ends as a start refused by its surroundings (1: a port in use, an
   // address that does not resolve; 2: a usage error) ends them all: the others would meet the same.
   let served = false
-  cluster.on('listening', () => (served = true))
+  // A worker that the relayed SIGTERM ended before it listened (node still loading it, before its handlers were
+  // in place) had served nothing: no failure of the stop.
+  const listened = new Set<Worker>()
+  cluster.on('listening', (worker) => {
+    served = true
+    listened.add(worker)
+  })
   const refusedToStart = (code: number | null) => !served && (code === 1 || code === 2)
 
   const fork = () => {
@@ -74,8 +80,9 @@ export const runPrimary = async (
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker) ?? 0)
     startedAt.delete(worker)
+    const unstarted = !listened.delete(worker)
     if (stopping) {
-      allClean &&= code === 0
+      allClean &&= code === 0 || (unstarted && signal === 'SIGTERM')
       if (startedAt.size === 0) finish()
       return
     }

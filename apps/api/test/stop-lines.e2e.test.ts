@@ -111,4 +111,17 @@ describe('the lines a stop ends with', () => {
       const tables = await other.query("SELECT 1 FROM pg_tables WHERE tablename = 'pets'")
       expect(tables.rowCount).toBe(0)
     })
+
+  it('SIGTERM to the primary of WEB_CONCURRENCY while its workers load: exit 0, and stopped clean', async () => {
+    const database = await openFreshDatabase(inject('postgres'))
+    cleanups.push(() => database.close())
+    const svc = spawnService({ DATABASE_URL: database.url, API_KEYS: 'k1', WEB_CONCURRENCY: '2' })
+    cleanups.push(async () => svc.child.kill('SIGKILL'))
+    await expect.poll(svc.output, { timeout: 20_000 }).toContain('"msg":"starting workers"')
+    // Relayed at once to workers that node is still loading (or that are preparing: either way, clean).
+    svc.child.kill('SIGTERM')
+    expect(await svc.exited).toEqual({ code: 0, signal: null })
+    const stopped = linesOf(svc.output()).filter((line) => line.pid === svc.child.pid)
+    expect(stopped.at(-1)).toMatchObject({ level: 30, msg: 'stopped', outcome: 'clean', exitCode: 0 })
+  })
 })
