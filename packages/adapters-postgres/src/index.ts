@@ -49,6 +49,7 @@ export type { StorageLog } from './storage-log.js'
 export {
   DatabaseEncodingError,
   migrateToLatest,
+  MigrationsFromNewerReleaseError,
   MigrationsNeedSessionError,
   pendingMigrations,
   requireUtf8Database,

@@ -9,14 +9,27 @@ import { migrations } from './migrations/index.js'
 const LOCK_POLL_MS = 100
 const LOCK_WAIT_MS = 5 * 60_000
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
-
 /** Prints a line about the migrations; silent unless given. */
 export type MigrationLog = (line: string) => void
 
 /** Migrations need a session, and the handle they were given goes through a connection pooler. */
 export class MigrationsNeedSessionError extends Error {
   override readonly name = 'MigrationsNeedSessionError'
+}
+
+/**
+ * The database ran migrations that this release does not know: a newer release migrated it. Nothing ran, since
+ * the migrations only go forward; its `migrations` are the unknown ones.
+ */
+export class MigrationsFromNewerReleaseError extends Error {
+  override readonly name = 'MigrationsFromNewerReleaseError'
+  constructor(readonly migrations: ReadonlyArray<string>) {
+    super(
+      `Migrations did not run: the database was migrated by a newer release of the service (it ran ` +
+        `${migrations.join(', ')}, which this release does not know). Run that release or a later one, or ` +
+        'restore the database from a backup taken before it migrated.',
+    )
+  }
 }
 
 /** The database's encoding cannot hold every name the service accepts. */
@@ -41,9 +54,10 @@ export const requireUtf8Database = async <DB>(db: Kysely<DB>): Promise<void> => 
 
 /**
  * Runs every pending migration in one transaction, under a session advisory lock so that instances may start
- * together, and returns their names. A database that does not keep UTF-8 is refused first (DatabaseEncodingError).
- * Through a pooler only an up-to-date schema passes (one read); else a MigrationsNeedSessionError, since a
- * session lock would stay on a server connection.
+ * together, and returns their names. A database that does not keep UTF-8 is refused first (DatabaseEncodingError),
+ * then one that a newer release migrated (MigrationsFromNewerReleaseError). Through a pooler only an up-to-date
+ * schema passes (one read); else a MigrationsNeedSessionError, since a session lock would stay on a server
+ * connection. A migration that fails is the `cause` of the error thrown.
  */
 export const migrateToLatest = async <DB>(
   target: Kysely<DB> | { readonly db: Kysely<DB>; readonly runner: Pick<StatementRunner, 'connectionFacts'> },
@@ -56,9 +70,13 @@ export const migrateToLatest = async <DB>(
       : [target, async () => false]
   return db.connection().execute(async (connection) => {
     await requireUtf8Database(connection)
-    // The usual start: one read, without a lock, safe through a pooler; anything else (a table missing, an
-    // unknown migration) takes the whole way below, which migrates or says what is wrong.
-    if (await upToDate(connection)) {
+    // The usual start: one read, without a lock, safe through a pooler; a table missing takes the whole way
+    // below, which migrates or says what is wrong.
+    const ran = await ranMigrations(connection)
+    // As kysely would refuse it, but through a pooler too, and saying why.
+    const unknown = ran.filter((name) => !KNOWN.has(name))
+    if (unknown.length > 0) throw new MigrationsFromNewerReleaseError(unknown)
+    if (ran.length === KNOWN.size) {
       log('migrations: up to date')
       return []
     }
@@ -90,14 +108,14 @@ export const migrateToLatest = async <DB>(
 // kysely's default table of the migrations that ran, one row each.
 const RAN = sql<{ name: string }>`SELECT name FROM kysely_migration`
 
-const upToDate = async <DB>(connection: Kysely<DB>): Promise<boolean> => {
-  const known = Object.keys(migrations)
+const KNOWN: ReadonlySet<string> = new Set(Object.keys(migrations))
+
+const ranMigrations = async <DB>(connection: Kysely<DB>): Promise<ReadonlyArray<string>> => {
   try {
-    const ran = (await RAN.execute(connection)).rows.map((row) => row.name)
-    return ran.length === known.length && known.every((name) => ran.includes(name))
+    return (await RAN.execute(connection)).rows.map((row) => row.name)
   } catch {
     // No such table yet (an empty database), or no right to read it: the whole way decides.
-    return false
+    return []
   }
 }
 
@@ -144,13 +162,14 @@ const run = async <DB>(connection: Kysely<DB>, log: MigrationLog): Promise<Reado
   return ran
 }
 
-// kysely runs all pending migrations in one transaction, so when one fails none of them is kept.
+// kysely runs all pending migrations in one transaction, so when one fails none of them is kept. Why it failed
+// is the cause, not repeated here: pino, as VError, writes a message followed by its causes' messages.
 const failure = (error: unknown, results: ReadonlyArray<MigrationResult>): Error => {
   const failed = results.find((r) => r.status === 'Error')
   return new Error(
     failed === undefined
-      ? `Migrations did not run: ${messageOf(error)}`
-      : `Migration ${failed.migrationName} failed, so no migration of this run was applied: ${messageOf(error)}`,
+      ? 'Migrations did not run'
+      : `Migration ${failed.migrationName} failed, so no migration of this run was applied`,
     { cause: error },
   )
 }

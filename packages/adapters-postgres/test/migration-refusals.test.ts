@@ -1,0 +1,57 @@
+import { sql } from 'kysely'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import {
+  migrateToLatest,
+  MigrationsFromNewerReleaseError,
+  migrations,
+  pendingMigrations,
+} from '../src/index.js'
+import { startTestPgBouncer, type TestPgBouncer } from '../src/testing/index.js'
+import { useFreshDatabases } from './support/use-fresh-databases.js'
+
+const FUTURE = '2099-01-01-0010-future'
+const NEWER =
+  `Migrations did not run: the database was migrated by a newer release of the service (it ran ${FUTURE}, ` +
+  'which this release does not know). Run that release or a later one, or restore the database from a ' +
+  'backup taken before it migrated.'
+
+let started: Promise<TestPgBouncer> | undefined
+const bouncer = () => (started ??= startTestPgBouncer(inject('postgres').url))
+afterAll(async () => {
+  await (await started)?.stop()
+})
+
+describe('migrateToLatest on a database it cannot bring up to date', () => {
+  const { open } = useFreshDatabases()
+
+  it('refuses a database that a newer release migrated, naming what it ran, directly and through a pooler', async () => {
+    const direct = await open()
+    await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${FUTURE}, now()::text)`.execute(
+      direct.db,
+    )
+    const refused = migrateToLatest(direct)
+    await expect(refused).rejects.toBeInstanceOf(MigrationsFromNewerReleaseError)
+    await expect(refused).rejects.toThrow(NEWER)
+    await expect(refused).rejects.toMatchObject({ migrations: [FUTURE] })
+    // Not "use a direct connection": the read that finds it is safe through a pooler.
+    const pooled = await open({ through: await bouncer() })
+    await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${FUTURE}, now()::text)`.execute(
+      pooled.db,
+    )
+    await expect(migrateToLatest(pooled)).rejects.toThrow(NEWER)
+  })
+
+  it('says which migration failed, with why as its cause, not repeated in its message', async () => {
+    const database = await open()
+    // The tables are there, but their migrations are not recorded: the first one fails (42P07).
+    await sql`DELETE FROM kysely_migration`.execute(database.db)
+    const first = Object.keys(migrations)[0]!
+    const error = await migrateToLatest(database).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    )
+    expect(error?.message).toBe(`Migration ${first} failed, so no migration of this run was applied`)
+    expect(error?.cause).toMatchObject({ code: '42P07' })
+    expect(await pendingMigrations(database.db)).toEqual(Object.keys(migrations))
+  })
+})
