@@ -100,8 +100,9 @@ const failureOf = async (error: unknown): Promise<OperationalFailure | undefined
       })
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {
-  if (error instanceof UsageError) return fail([error.message])
-  const failure = await failureOf(error)
+  const refused = error instanceof UsageError
+  if (refused && serviceLogger === undefined) return fail([error.message])
+  const failure = refused ? undefined : await failureOf(error)
   // A command's failure of its surroundings is the operator's to fix: one line, no stack (a bug keeps it).
   if (failure !== undefined && serviceLogger === undefined) {
     process.stderr.write(`animal-store: ${failure.line}\n`)
@@ -110,6 +111,12 @@ main(process.argv.slice(2)).catch(async (error: unknown) => {
   // The service's lines first, then this one, whatever LOG_LEVEL says.
   if (serviceLogger !== undefined) await flushLogs(serviceLogger)
   const logger = createLogger({ logLevel: 'error', logFormat: 'json' })
+  // A start the service refuses (a schema behind or ahead, no session for the migrations): as the late check.
+  if (refused) {
+    logger.fatal({ reason: error.message }, 'stopped on an error')
+    process.stderr.write(`animal-store: ${error.message}\n`)
+    return exitAfterFlush(logger, 2)
+  }
   if (failure === undefined) logger.fatal({ err: error }, 'stopped on an error')
   else {
     // Operators' pipelines read the service's fatal line: still there, but as plain fields (pino's error

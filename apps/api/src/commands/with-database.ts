@@ -1,4 +1,10 @@
-import { createPostgresDatabase, DatabaseEncodingError, type PostgresDatabase } from '@pets/adapters-postgres'
+import {
+  createPostgresDatabase,
+  DatabaseEncodingError,
+  MigrationsFromNewerReleaseError,
+  MigrationsNeedSessionError,
+  type PostgresDatabase,
+} from '@pets/adapters-postgres'
 import type { AppConfig } from '../config.js'
 import { UsageError } from './usage.js'
 
@@ -29,7 +35,13 @@ export const withDatabase = async <A>(
     // 42P01 undefined_table: the schema was never migrated.
     if ((error as { code?: unknown }).code === '42P01')
       throw new UsageError(`the database has no schema yet: run "animal-store migrate" first`)
-    if (error instanceof DatabaseEncodingError) throw new UsageError(error.message)
+    // Refusals that no retry mends: the operator changes the database, DATABASE_DIRECT_URL or the release.
+    if (
+      error instanceof DatabaseEncodingError ||
+      error instanceof MigrationsNeedSessionError ||
+      error instanceof MigrationsFromNewerReleaseError
+    )
+      throw new UsageError(error.message)
     throw error
   } finally {
     await database.close()
