@@ -1,11 +1,17 @@
 import { generateApiKey } from '@pets/wire/api-key-secret'
 import * as E from 'fp-ts/lib/Either.js'
 import cluster from 'node:cluster'
+import { StandardOutputError, standardOutput, type Output } from './commands/standard-output.js'
 import { KEYS_USAGE, OPENAPI_USAGE, UsageError } from './commands/usage.js'
 import { loadConfig, namesOwnHost, type AppConfig } from './config.js'
 import { createLogger, exitAfterFlush, exitOnUncaughtErrors, flushLogs, type Logger } from './logger.js'
 import { applyV8Flags } from './node-flags.js'
-import { operationalFailure, type FailureContext, type OperationalFailure } from './operational-failure.js'
+import {
+  operationalFailure,
+  outputFailure,
+  type FailureContext,
+  type OperationalFailure,
+} from './operational-failure.js'
 import { runPrimary } from './run-primary.js'
 import { serve } from './serve.js'
 
@@ -59,47 +65,62 @@ const serveCommand = async (loaded: AppConfig) => {
 
 const isHelp = (arg: string) => arg === '--help' || arg === '-h' || arg === 'help'
 
-const main = async (argv: ReadonlyArray<string>) => {
-  applyV8Flags()
-  const [command = 'serve', ...rest] = argv
-  if (isHelp(command)) return print(USAGE)
-  // A command's own help needs neither configuration nor database.
-  if (command === 'keys' && rest.some(isHelp)) return print(KEYS_USAGE)
-  if (command === 'openapi' && rest.some(isHelp)) return print(OPENAPI_USAGE)
-  // `openapi` opens no database and checks no key: production's requirements of a service are not its own.
+// `openapi` opens no database and checks no key: production's requirements of a service are not its own.
+const configOf = (command: string, named: string): AppConfig => {
   const config = loadConfig(process.env, {
     stdoutIsTty: process.stdout.isTTY === true,
     describeOnly: command === 'openapi',
   })
   if (E.isLeft(config)) return fail(['cannot start:', ...config.left])
-  running = { command: command === 'keys' ? `keys ${rest[0] ?? ''}`.trim() : command, config: config.right }
-  if (command === 'serve' && rest.length === 0) return serveCommand(config.right)
-  // A command's reader that stops reading (`animal-store openapi | head`) is no failure of it.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error
-    process.exit(0)
-  })
-  // Each command's module (and the adapters it needs) is loaded only when it runs.
+  running = { command: named, config: config.right }
+  return config.right
+}
+
+// Every command but the service: its lines go to `output`, and each command's module (and the adapters it
+// needs) is loaded only when it runs.
+const runCommand = async ([command, ...rest]: ReadonlyArray<string>, named: string, output: Output) => {
+  if (command === undefined || isHelp(command)) return output.print(USAGE)
+  // A command's own help needs neither configuration nor database.
+  if (command === 'keys' && rest.some(isHelp)) return output.print(KEYS_USAGE)
+  if (command === 'openapi' && rest.some(isHelp)) return output.print(OPENAPI_USAGE)
+  const config = configOf(command, named)
   if (command === 'migrate' && rest.length === 0)
-    return (await import('./commands/migrate.js')).migrateCommand(config.right, print)
-  if (command === 'keys') return (await import('./commands/keys.js')).keysCommand(config.right, rest, print)
+    return (await import('./commands/migrate.js')).migrateCommand(config, output.print)
+  if (command === 'keys') return (await import('./commands/keys.js')).keysCommand(config, rest, output)
   if (command === 'openapi')
-    return (await import('./commands/openapi.js')).openapiCommand(config.right, rest, print)
-  return fail([`unknown command "${argv.join(' ')}"; usage:\n${USAGE}`])
+    return (await import('./commands/openapi.js')).openapiCommand(config, rest, output.print)
+  return fail([`unknown command "${[command, ...rest].join(' ')}"; usage:\n${USAGE}`])
+}
+
+// The command as the operator's line names it: `serve`, `migrate`, `keys list`.
+let named = 'serve'
+
+const main = async (argv: ReadonlyArray<string>) => {
+  applyV8Flags()
+  const [command = 'serve', ...rest] = argv
+  named = command === 'keys' ? `keys ${rest[0] ?? ''}`.trim() : command
+  if (command === 'serve' && rest.length === 0) return serveCommand(configOf(command, named))
+  // A command is done once its lines are written: one that could not be is a failure of it.
+  const output = standardOutput()
+  await runCommand(argv, named, output)
+  await output.written()
 }
 
 // adapters-postgres (and pg) only when the storage is PostgreSQL, which has loaded them already.
 const failureOf = async (error: unknown): Promise<OperationalFailure | undefined> =>
-  running === undefined
-    ? undefined
-    : operationalFailure(error, {
-        ...running,
-        ...(running.config.storage.kind === 'postgres'
-          ? { isUnavailableError: (await import('@pets/adapters-postgres')).isUnavailableError }
-          : {}),
-      })
+  error instanceof StandardOutputError
+    ? outputFailure(error, named)
+    : running === undefined
+      ? undefined
+      : operationalFailure(error, {
+          ...running,
+          ...(running.config.storage.kind === 'postgres'
+            ? { isUnavailableError: (await import('@pets/adapters-postgres')).isUnavailableError }
+            : {}),
+        })
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {
+  if (error instanceof StandardOutputError && error.readerGone) process.exit(0)
   const refused = error instanceof UsageError
   if (refused && serviceLogger === undefined) return fail([error.message])
   const failure = refused ? undefined : await failureOf(error)

@@ -4,6 +4,7 @@ import {
   parseConnectionTargets,
 } from '@pets/adapters-postgres/connection-string'
 import { getSystemErrorMap } from 'node:util'
+import type { StandardOutputError } from './commands/standard-output.js'
 import type { AppConfig } from './config.js'
 import { connectionSqlstate, NO_TLS } from './connection-sqlstate.js'
 
@@ -72,7 +73,7 @@ const why = (f: Fields): string => {
   return code === undefined ? reason : `${reason} (${code})`
 }
 
-const failure = (context: FailureContext, what: string, f: Fields): OperationalFailure => {
+const failure = (context: Pick<FailureContext, 'command'>, what: string, f: Fields): OperationalFailure => {
   const code = codeOrSqlstate(f)
   return {
     line: `${context.command}: ${what}: ${why(f)}`,
@@ -148,6 +149,12 @@ const fileFailure = (f: Fields, context: FailureContext) =>
   context.command === 'openapi' && typeof f.path === 'string' && codeOf(f) !== undefined
     ? failure(context, `cannot write ${f.path} (--out)`, f)
     : undefined
+
+/** The operator's line for a command whose standard output did not take its lines, and what that cost. */
+export const outputFailure = (error: StandardOutputError, command: string): OperationalFailure => {
+  const { line, ...rest } = failure({ command }, error.message, error.cause)
+  return { line: error.consequence === undefined ? line : `${line}; ${error.consequence}`, ...rest }
+}
 
 /**
  * The operator's line for an error that ended a command or the service's start, when it is a failure of its

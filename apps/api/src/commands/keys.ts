@@ -4,13 +4,14 @@ import {
   createPostgresApiKeyUsageLog,
   requireUtf8Database,
 } from '@pets/adapters-postgres'
-import { ApiKeyName, type ApiKeyRecord, type StoreUnavailable } from '@pets/domain'
+import { ApiKeyName, type ApiKeyRecord, type ApiKeyStore, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import type { AppConfig } from '../config.js'
 import { environmentKeys } from '../environment-keys.js'
 import { alignColumns } from './columns.js'
+import { StandardOutputError, type Output } from './standard-output.js'
 import { usageTable } from './usage-table.js'
 import { KEYS_USAGE, UsageError } from './usage.js'
 import { withDatabase } from './with-database.js'
@@ -50,12 +51,27 @@ const parseKeysArgs = (args: ReadonlyArray<string>): KeysAction => {
   throw new UsageError(`usage:\n${KEYS_USAGE}`)
 }
 
+// A key counts as given once standard output took it. Else nobody saw it: it is revoked, never left active.
+const confirmShown = async (store: ApiKeyStore, { id, name }: ApiKeyRecord, { written }: Output) => {
+  const failed = await written().then(
+    () => undefined,
+    (error: unknown) => error,
+  )
+  if (!(failed instanceof StandardOutputError)) return
+  const revoked = await store
+    .revoke(id)()
+    .catch(() => E.left(undefined))
+  throw new StandardOutputError(
+    failed.cause,
+    E.isRight(revoked)
+      ? `key ${id} (${name}) was revoked, since nobody saw it`
+      : `key ${id} (${name}) is active and nobody saw it, and it could not be revoked: run "animal-store keys revoke ${id}"`,
+  )
+}
+
 /** `animal-store keys …`: manages the API keys kept in PostgreSQL. */
-export const keysCommand = (
-  config: AppConfig,
-  args: ReadonlyArray<string>,
-  print: (line: string) => void,
-) => {
+export const keysCommand = (config: AppConfig, args: ReadonlyArray<string>, output: Output) => {
+  const { print } = output
   const asked = parseKeysArgs(args)
   return withDatabase(config, `keys ${asked.action}`, async ({ db }) => {
     // As the service refuses it: a key's name could not be kept as given.
@@ -66,7 +82,7 @@ export const keysCommand = (
         const issued = await unwrap(store.issue(asked.name))
         print(`Created key ${issued.record.id} (${issued.record.name}). It is shown this once; keep it safe:`)
         print(issued.key)
-        return
+        return confirmShown(store, issued.record, output)
       }
       case 'list':
         table(await unwrap(store.list())).forEach((line) => print(line))

@@ -6,19 +6,22 @@ export type BinRun = { readonly code: number | null; readonly stdout: string; re
 
 /**
  * Runs the built bin with `env` (and PATH, LOG_FORMAT=json) alone, to its end. `stdout` may be a file
- * descriptor to write to instead of a pipe (`/dev/full`); `stdout` is then empty.
+ * descriptor to write to instead of a pipe (`/dev/full`), or `closed`: a pipe nobody reads, whose writes
+ * fail with EPIPE. `stdout` is then empty.
  */
 export const runBin = (
   args: ReadonlyArray<string>,
   env: Record<string, string>,
-  stdout?: number,
+  stdout?: number | 'closed',
 ): Promise<BinRun> =>
   new Promise((resolve, reject) => {
-    const stdio: StdioOptions = ['ignore', stdout ?? 'pipe', 'pipe']
+    const stdio: StdioOptions = ['ignore', typeof stdout === 'number' ? stdout : 'pipe', 'pipe']
     const child = spawn(process.execPath, [MAIN, ...args], {
       env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
       stdio,
     })
+    // This process held the pipe's only read end.
+    if (stdout === 'closed') child.stdout!.destroy()
     let [out, err] = ['', '']
     child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
     child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
