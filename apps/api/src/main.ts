@@ -1,9 +1,9 @@
-import { generateApiKey } from '@pets/wire/api-key-secret'
 import * as E from 'fp-ts/lib/Either.js'
 import cluster from 'node:cluster'
 import { StandardOutputError, standardOutput, type Output } from './commands/standard-output.js'
 import { KEYS_USAGE, OPENAPI_USAGE, UsageError } from './commands/usage.js'
 import { loadConfig, namesOwnHost, type AppConfig } from './config.js'
+import { printGeneratedKey } from './generated-key.js'
 import { createLogger, exitAfterFlush, exitOnUncaughtErrors, flushLogs, type Logger } from './logger.js'
 import { applyV8Flags } from './node-flags.js'
 import {
@@ -21,7 +21,6 @@ animal-store migrate                   bring the PostgreSQL schema up to date
 ${OPENAPI_USAGE}
 ${KEYS_USAGE}`
 
-const print = (line: string) => process.stdout.write(`${line}\n`)
 // One line, or a heading line and its items below it: `animal-store: cannot start:` then `  - PORT …`.
 const fail = ([heading, ...items]: ReadonlyArray<string>): never => {
   process.stderr.write(`animal-store: ${heading}\n${items.map((item) => `  - ${item}\n`).join('')}`)
@@ -36,17 +35,25 @@ let running: Omit<FailureContext, 'isUnavailableError'> | undefined
 const serveCommand = async (loaded: AppConfig) => {
   let config = loaded
   let workerEnv: Record<string, string> = {}
+  let unprinted: string | undefined
   if (config.generateApiKey && cluster.isPrimary) {
-    const key = generateApiKey()
-    config = { ...config, apiKeys: [key] }
-    // Every worker accepts the one key the primary printed.
-    workerEnv = { API_KEYS: key }
     // Printed once, on purpose, and never logged: development only, when API_KEYS is unset.
-    print(`No API_KEYS set: this development run accepts the generated key\n  ${key}`)
+    const generated = printGeneratedKey()
+    config = { ...config, apiKeys: [generated.key] }
+    // Every worker accepts the one key the primary printed.
+    workerEnv = { API_KEYS: generated.key }
+    unprinted = generated.unprinted
   }
   const logger = createLogger(config)
   serviceLogger = logger
   exitOnUncaughtErrors(logger)
+  // The service runs on: nobody can use its key, and the operator learns why.
+  if (unprinted !== undefined)
+    logger.warn(
+      { code: unprinted },
+      'API keys: no API_KEYS set, and the key generated for this run could not be printed on standard ' +
+        'error; set API_KEYS',
+    )
   if (config.storage.kind === 'memory')
     logger.warn(
       'storage: in memory; every pet is lost when this process ends (set DATABASE_URL to keep them)',

@@ -61,7 +61,7 @@ export const API_KEYS = optional({
   meaning:
     'Comma-separated API keys, each `KEY` or `NAME:KEY` (NAME: a letter, then letters, digits, `_` or `-`; ' +
     "the key's public id is then `env-NAME`); kept as SHA-256 digests. In development, when unset, one key " +
-    'is generated and printed once',
+    'is generated and printed once on standard error (if it cannot be, a `warn` line says so, without the key)',
 })
 
 export const API_KEY_ID_SECRET = optional({
