@@ -72,4 +72,27 @@ describe('a command whose standard output cannot be written', () => {
     )
     expect(await activeKeys(database)).toEqual([])
   })
+
+  it('keys create says how to revoke the key nobody saw when it cannot revoke it itself', async () => {
+    const database = await fresh()
+    // A role that may issue keys but not revoke them (no UPDATE): the revocation fails with 42501.
+    const role = `${database.name}_no_revoke`
+    await database.pool.query(`CREATE ROLE ${role} LOGIN`)
+    try {
+      await database.pool.query(`GRANT SELECT, INSERT ON api_keys TO ${role}`)
+      await database.pool.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`)
+      const url = new URL(database.url)
+      url.username = role
+      const result = await intoFullDisk(['keys', 'create', '--name', 'stuck'], { DATABASE_URL: url.href })
+      expect(result.code).toBe(1)
+      const id = (await activeKeys(database))[0]?.id
+      expect(result.stderr).toBe(
+        `animal-store: keys create: ${NO_SPACE}; key ${id} (stuck) is active and nobody saw it, and it could ` +
+          `not be revoked: run "animal-store keys revoke ${id}"\n`,
+      )
+    } finally {
+      await database.pool.query(`DROP OWNED BY ${role}`)
+      await database.pool.query(`DROP ROLE ${role}`)
+    }
+  })
 })

@@ -53,20 +53,20 @@ const parseKeysArgs = (args: ReadonlyArray<string>): KeysAction => {
 
 // A key counts as given once standard output took it. Else nobody saw it: it is revoked, never left active.
 const confirmShown = async (store: ApiKeyStore, { id, name }: ApiKeyRecord, { written }: Output) => {
-  const failed = await written().then(
-    () => undefined,
-    (error: unknown) => error,
-  )
-  if (!(failed instanceof StandardOutputError)) return
-  const revoked = await store
-    .revoke(id)()
-    .catch(() => E.left(undefined))
-  throw new StandardOutputError(
-    failed.cause,
-    E.isRight(revoked)
-      ? `key ${id} (${name}) was revoked, since nobody saw it`
-      : `key ${id} (${name}) is active and nobody saw it, and it could not be revoked: run "animal-store keys revoke ${id}"`,
-  )
+  try {
+    await written()
+  } catch (error) {
+    if (!(error instanceof StandardOutputError)) throw error
+    const revoked = await store
+      .revoke(id)()
+      .catch(() => E.left(undefined))
+    throw new StandardOutputError(
+      error.cause,
+      E.isRight(revoked)
+        ? `key ${id} (${name}) was revoked, since nobody saw it`
+        : `key ${id} (${name}) is active and nobody saw it, and it could not be revoked: run "animal-store keys revoke ${id}"`,
+    )
+  }
 }
 
 /** `animal-store keys …`: manages the API keys kept in PostgreSQL. */
