@@ -175,7 +175,7 @@ describe('the built service on PostgreSQL', () => {
     expect(await svc.stop()).toBe(0)
   })
 
-  it('with MIGRATE_ON_START=false, checks the schema once a database unreachable at start answers, and stops (exit 2) if it is behind', async () => {
+  it('with MIGRATE_ON_START=false, checks the schema once a database unreachable at start answers, and stops (exit 2) if it is behind, saying why', async () => {
     const database = await fresh(true)
     const target = new URL(database.url)
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
@@ -196,6 +196,7 @@ describe('the built service on PostgreSQL', () => {
     try {
       expect(svc.output()).toContain('its schema was not checked; it will be once it answers')
       // Meanwhile: 503, as for any outage.
+      // A call counted for its key: at shutdown, its count meets a database without the usage table.
       expect((await list(svc.url, 'k1')).status).toBe(503)
       proxy.restore()
       const started = Date.now()
@@ -203,6 +204,26 @@ describe('the built service on PostgreSQL', () => {
       expect(Date.now() - started).toBeLessThan(10_000)
       expect(svc.output()).toMatch(
         /animal-store: the database's schema is not up to date \(MIGRATE_ON_START=false; not run: 2026-11-22-0001-create-pets, /,
+      )
+      // The last line says why it stopped, at error; the usage counts' line is one warn line, no stack.
+      const lines = svc
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string; err?: unknown })
+      expect(lines.at(-1)).toMatchObject({
+        level: 50,
+        msg: 'stopped',
+        outcome: 'failed',
+        reason: 'the schema check failed',
+        exitCode: 2,
+      })
+      const usage = lines.filter((line) => line.msg.startsWith('usage counts'))
+      expect(usage.map((line) => line.level)).not.toContain(50)
+      expect(usage.filter((line) => line.err !== undefined)).toEqual([])
+      expect(usage.map((line) => line.msg)).toContain(
+        'usage counts not written: their table does not exist (the schema is behind this version: run ' +
+          '"animal-store migrate"); kept for the next try',
       )
     } finally {
       await svc.stop()

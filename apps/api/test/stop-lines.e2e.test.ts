@@ -3,8 +3,7 @@ import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/t
 import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { NODE_FLAGS } from '../src/node-flags.js'
-import { MAIN, startTestService } from './support/test-service.js'
-import { startTcpProxy } from './support/tcp-proxy.js'
+import { MAIN } from './support/test-service.js'
 
 type Line = { level: number; msg: string; [field: string]: unknown }
 const linesOf = (output: string): Array<Line> =>
@@ -38,47 +37,6 @@ describe('the lines a stop ends with', () => {
   }
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-  })
-
-  it('a schema found behind once the database answered: exit 2, "stopped" at error saying why, no stack for the usage counts', async () => {
-    const database = await fresh()
-    const target = new URL(database.url)
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
-    cleanups.push(() => proxy.close())
-    const viaProxy = new URL(database.url)
-    viaProxy.hostname = '127.0.0.1'
-    viaProxy.port = String(proxy.port)
-    proxy.cut()
-    const svc = await startTestService({
-      mode: 'child',
-      env: {
-        DATABASE_URL: viaProxy.toString(),
-        API_KEYS: 'k1',
-        MIGRATE_ON_START: 'false',
-        DATABASE_CONNECT_TIMEOUT_MS: '300',
-        SHUTDOWN_DELAY_MS: '0',
-      },
-    })
-    cleanups.push(() => svc.stop('SIGKILL'))
-    // A call counted for its key: at shutdown, its count meets a database without the usage table.
-    expect((await svc.get('/v1/pets', 'k1')).status).toBe(503)
-    proxy.restore()
-    expect(await svc.exited).toBe(2)
-    const lines = linesOf(svc.output())
-    expect(lines.at(-1)).toMatchObject({
-      level: 50,
-      msg: 'stopped',
-      outcome: 'failed',
-      reason: 'the schema check failed',
-      exitCode: 2,
-    })
-    const usage = lines.filter((line) => line.msg.startsWith('usage counts'))
-    expect(usage.map((line) => line.level)).not.toContain(50)
-    expect(usage.filter((line) => 'err' in line)).toEqual([])
-    expect(usage.map((line) => line.msg)).toContain(
-      'usage counts not written: their table does not exist (the schema is behind this version: run ' +
-        '"animal-store migrate"); kept for the next try',
-    )
   })
 
   for (const webConcurrency of ['1', '2'])
