@@ -62,8 +62,12 @@ export const operationsEndpointsAt = (operations: Operations = {}): PublicEndpoi
       '/readyz',
       async (ctx) => {
         const answer = ready === undefined ? E.right(undefined) : await ready()()
-        if (E.isLeft(answer)) sendProblem(ctx, answer.left)
-        else sendJson(ctx, 200, READY)
+        if (E.isLeft(answer)) {
+          sendProblem(ctx, answer.left)
+          // A probe's 503 is what it asked: its request line says so, without a warn line and a stack for
+          // each of the balancers' probes during an outage.
+          delete ctx.state.unavailable
+        } else sendJson(ctx, 200, READY)
       },
     ],
   ]

@@ -173,13 +173,13 @@ export const serveRequests = ({
     let aborted = clientGone(ctx)
     // Read only for a request without its answer: one the shutdown cut has its line and span already.
     const cut = aborted && wasCut(ctx.res)
-    logStoreFailure(logger, ctx, ids, aborted, cut)
-    if (cut) return
     // Not gone: node's parser refused the rest of the request and answerClientError answered it 400 on the socket.
-    if (aborted && answeredOnSocket(ctx.res)) {
+    if (aborted && !cut && answeredOnSocket(ctx.res)) {
       aborted = false
       ctx.status = 400
     }
+    logStoreFailure(logger, ctx, ids, aborted, cut)
+    if (cut) return
     if (!aborted && bodyLeftUnread(ctx.req)) {
       ctx.set('Connection', 'close')
       lingerAfterAnswer(ctx.res)

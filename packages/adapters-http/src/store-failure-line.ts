@@ -19,8 +19,11 @@ export const logStoreFailure = (
   cut: boolean,
 ): void => {
   const failure = ctx.state.unavailable
-  if (failure === undefined) return
+  // Noted when the 503 was made; a defect thrown after it turned the answer into a 500 (its own line).
+  if (failure === undefined || (!gone && ctx.status !== 503)) return
   const fields = { requestId: ctx.state.requestId, ...ids, ...failure.details, err: failure.cause }
+  // Called as methods: pino's need their logger as `this`.
   if (gone) logger.info(fields, cut ? CUT : GONE)
-  else (logger.warn ?? logger.info)(fields, ANSWERED)
+  else if (logger.warn !== undefined) logger.warn(fields, ANSWERED)
+  else logger.info(fields, ANSWERED)
 }

@@ -133,14 +133,19 @@ describe('the request log and the request observer', () => {
   describe('a request whose store cannot serve it', () => {
     const failure = storeUnavailable(new Error('connect ECONNREFUSED'))
     const details = { operation: 'pets.list', sqlstate: null, retried: false }
+    // The store fails `answerAfterMs` after the listing reached it (`reached`).
     const failing = (answerAfterMs = 0) => {
       const logger = recordingLogger()
       const options = appOptions({ logger })
-      const listPets = () => () =>
-        new Promise<E.Either<StoreUnavailable, never>>((resolve) =>
+      let reachedStore = () => {}
+      const reached = new Promise<void>((resolve) => (reachedStore = resolve))
+      const listPets = () => () => {
+        reachedStore()
+        return new Promise<E.Either<StoreUnavailable, never>>((resolve) =>
           setTimeout(() => resolve(E.left({ ...failure, details })), answerAfterMs),
         )
-      return { logger, options: { ...options, useCases: { ...options.useCases, listPets } } }
+      }
+      return { logger, reached, options: { ...options, useCases: { ...options.useCases, listPets } } }
     }
 
     it('is answered 503 and logged once at warn with its request id, what the store said and the cause', async () => {
@@ -156,8 +161,41 @@ describe('the request log and the request observer', () => {
       expect(logger.lines[0]?.fields).toMatchObject({ ...details, err: failure.cause })
     })
 
+    it("is answered 503 through a logger whose methods need their object, as pino's do", async () => {
+      class Lines {
+        readonly lines: Array<string> = []
+        info(_fields: object, message: string) {
+          this.lines.push(`info ${message}`)
+        }
+        warn(_fields: object, message: string) {
+          this.lines.push(`warn ${message}`)
+        }
+        error(_fields: object, message: string) {
+          this.lines.push(`error ${message}`)
+        }
+      }
+      const logger = new Lines()
+      const { options } = failing()
+      const app = await start({ ...options, logger })
+      const res = await app.fetch('/v1/pets', { headers: AUTH })
+      expect(res.status).toBe(503)
+      expect(logger.lines).toEqual([
+        'warn the store cannot serve this call now: answered 503 unavailable',
+        'info request',
+      ])
+    })
+
+    it('writes no warn line for /readyz: a probe asked, and its request line says 503', async () => {
+      const { logger, options } = failing()
+      const app = await start({ ...options, operations: { ready: () => async () => E.left(failure) } })
+      expect((await app.fetch('/readyz')).status).toBe(503)
+      expect(logger.lines.map((l) => [l.level, l.message, l.fields['status']])).toEqual([
+        ['info', 'request', 503],
+      ])
+    })
+
     it('says at info that no 503 went out when its client left first', async () => {
-      const { logger, options } = failing(300)
+      const { logger, reached, options } = failing(300)
       const app = await start(options)
       // A client that sends its request and leaves before the answer.
       const socket = connect(Number(new URL(app.url).port), '127.0.0.1')
@@ -165,7 +203,9 @@ describe('the request log and the request observer', () => {
       socket.write(
         `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH.Authorization}\r\nX-Request-Id: req-gone\r\n\r\n`,
       )
-      setTimeout(() => socket.destroy(), 50)
+      // Gone once the listing is under way, 300 ms before the store answers it.
+      await reached
+      socket.destroy()
       await pollUntil('the request is logged', () => logger.lines.some((l) => l.message === 'request'))
       expect(logger.lines.map((l) => [l.level, l.message, l.fields['requestId']])).toEqual([
         ['info', 'the store could not serve a request whose client went away: no 503 went out', 'req-gone'],
