@@ -115,7 +115,7 @@ const listenFailure = (f: Fields, context: FailureContext, database: Database | 
 
 // Class 28: the role, its password or pg_hba.conf; 3D000: no such database; 42501: a role without the right
 // to connect (or, in a command, to what it reads): each the operator's to grant, none a bug of ours.
-const refusesSession = (code: string | undefined) =>
+export const refusesSession = (code: string | undefined) =>
   code?.startsWith('28') === true || code === '3D000' || code === '42501'
 
 // TLS that sslmode asks for and the server cannot give: pg's words when the server answers "no TLS" (the

@@ -3,6 +3,7 @@ import {
   type PostgresDatabase,
   isUnavailableError,
   migrateToLatest,
+  sqlstateOf,
   pendingMigrations,
   requireUtf8Database,
 } from '@pets/adapters-postgres'
@@ -10,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { UsageError } from './commands/usage.js'
 import { withDatabase } from './commands/with-database.js'
 import type { AppConfig } from './config.js'
+import { refusesSession } from './operational-failure.js'
 import type { Logger } from './logger.js'
 import { requireActiveKey } from './require-active-key.js'
 
@@ -41,10 +43,16 @@ const checkOnceReachable = async (config: AppConfig, logger: Logger, signal: Abo
       logger.info('migrations: up to date (checked once the database answered)')
       return
     } catch (error) {
-      if (error instanceof UsageError || !isUnavailableError(error)) throw error
+      if (endsTheStart(error)) throw error
     }
   }
 }
+
+// What waiting for the database will not mend: a refusal of ours, a bug, or a session the server refuses for a
+// role, password, database or CONNECT the operator must grant (a request's 503 at run time; the start's end here,
+// as with MIGRATE_ON_START=true).
+const endsTheStart = (error: unknown): boolean =>
+  error instanceof UsageError || refusesSession(sqlstateOf(error)) || !isUnavailableError(error)
 
 /** The schema check left for when the database answers, if the start could not make it. */
 export type LateCheck = {
@@ -91,7 +99,7 @@ export const prepareDatabase = async (config: AppConfig, logger: Logger): Promis
       try {
         await requireMigrated(database)
       } catch (error) {
-        if (error instanceof UsageError || !isUnavailableError(error)) throw error
+        if (endsTheStart(error)) throw error
         logger.warn(
           { err: error },
           'migrations: the database did not answer, so its schema was not checked; it will be once it answers',

@@ -131,6 +131,24 @@ describe('an operational failure of the built bin', () => {
     expect(result.stdout + result.stderr).not.toContain(PASSWORD)
   })
 
+  it('serve with MIGRATE_ON_START=false on a database that does not exist: the same line, not a start that waits', async () => {
+    // Waiting mends a database that is down, never one the server refuses (role, password, database, CONNECT).
+    const url = new URL(inject('postgres').url)
+    url.pathname = '/no_such_database_for_this_test'
+    const result = await run([], {
+      API_KEYS: 'operational-failure-e2e-key',
+      PORT: '0',
+      MIGRATE_ON_START: 'false',
+      DATABASE_URL: url.href,
+    })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(ONE_LINE)
+    expect(result.stderr).toMatch(
+      /^animal-store: serve: PostgreSQL at .* refused the connection: .*\(3D000\)\n$/,
+    )
+    expect(result.stdout).not.toContain('"listening"')
+  })
+
   it('a HOST that is no address or host name is refused at start, exit 2', async () => {
     const result = await run([], { API_KEYS: 'operational-failure-e2e-key', HOST: '999.1.1.1' })
     expect(result.code).toBe(2)
