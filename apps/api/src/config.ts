@@ -63,6 +63,7 @@ export const loadConfig = (
     ...optionalField('publicBaseUrl', publicBaseUrl?.replace(/(?<!\/)\/+$/, '')),
     apiKeys: apiKeys ?? [],
     generateApiKey: apiKeys === undefined && get(service.APP_ENV) === 'development',
+    ...optionalField('unheededNodeEnv', service.unheededNodeEnv(get, given)),
     logLevel: get(service.LOG_LEVEL),
     logFormat: get(service.LOG_FORMAT),
     ...optionalField('clockNow', get(service.CLOCK_NOW)),

@@ -54,6 +54,12 @@ const serveCommand = async (loaded: AppConfig) => {
       'API keys: no API_KEYS set, and the key generated for this run could not be printed on standard ' +
         'error; set API_KEYS',
     )
+  // CONTRACT: APP_ENV chooses the environment; NODE_ENV=production, which images set, does not.
+  if (config.unheededNodeEnv !== undefined)
+    logger.warn(
+      `NODE_ENV=${config.unheededNodeEnv}, but APP_ENV is unset: this runs as ${config.env}, since APP_ENV chooses ` +
+        `the environment; set APP_ENV=${config.unheededNodeEnv} for its rules`,
+    )
   if (config.storage.kind === 'memory')
     logger.warn(
       'storage: in memory; every pet is lost when this process ends (set DATABASE_URL to keep them)',

@@ -124,18 +124,16 @@ describe('configuration from the environment', () => {
     ])
   })
 
-  it('runs as the environment NODE_ENV names when APP_ENV is unset, and as APP_ENV says when it is set', () => {
-    // Platforms and images set NODE_ENV=production: such a run must not start as development.
-    expect(problems({ NODE_ENV: 'production' })).toEqual(problems({ APP_ENV: 'production' }))
-    expect(config({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/animals' })).toMatchObject({
-      env: 'production',
-      generateApiKey: false,
-      shutdownDelayMs: 5000,
+  it('runs as APP_ENV says, never as NODE_ENV does, and notes a deployment NODE_ENV names that is not heeded', () => {
+    // CONTRACT: APP_ENV chooses the environment, development by default; the start warns of NODE_ENV=production.
+    expect(config({ NODE_ENV: 'production' })).toMatchObject({
+      env: 'development',
+      unheededNodeEnv: 'production',
     })
-    expect(config({ NODE_ENV: 'staging' }).env).toBe('staging')
-    expect(config({ NODE_ENV: 'production', APP_ENV: 'development' }).env).toBe('development')
-    for (const other of ['test', 'development', 'prod', ' production'])
-      expect(config({ NODE_ENV: other }).env).toBe('development')
+    expect(config({ NODE_ENV: 'staging' })).toMatchObject({ env: 'development', unheededNodeEnv: 'staging' })
+    expect(config({ NODE_ENV: 'production', APP_ENV: 'development' })).not.toHaveProperty('unheededNodeEnv')
+    for (const other of ['test', 'development', 'prod'])
+      expect(config({ NODE_ENV: other })).not.toHaveProperty('unheededNodeEnv')
   })
 
   it('names both the database and the API key when production has neither', () => {

@@ -48,6 +48,8 @@ export type AppConfig = {
   readonly apiKeyIdSecret?: string
   /** In development without API_KEYS: one key is generated and printed at start. */
   readonly generateApiKey: boolean
+  /** NODE_ENV, when it names a deployment that APP_ENV (unset) does not: the start warns that it is not heeded. */
+  readonly unheededNodeEnv?: AppEnv
   readonly logLevel: LogLevel
   readonly logFormat: 'json' | 'pretty'
   readonly clockNow?: Date

@@ -5,7 +5,7 @@ import { integer, oneOf } from './codecs.js'
 import { publicBaseUrl } from './url-codecs.js'
 import { calendarInstant, listenHost } from './host-and-clock-codecs.js'
 import { storageKind } from './storage-variables.js'
-import { optional, variable } from './variable.js'
+import { optional, variable, type AnyVariable, type Get } from './variable.js'
 
 // `a`, `b` or `c`: the values a variable may take, for its meaning.
 const either = (values: ReadonlyArray<string>) =>
@@ -17,27 +17,27 @@ const either = (values: ReadonlyArray<string>) =>
 // The environments NODE_ENV may stand for: the others (`test`, …) say nothing of a deployment.
 const DEPLOYMENTS: ReadonlySet<string> = new Set<AppEnv>(['staging', 'production'])
 
-/** Read only where APP_ENV is unset: the variable that platforms and images set. */
+/** Not the environment (CONTRACT: APP_ENV chooses it), but what platforms and images set: a trap worth a word. */
 export const NODE_ENV = optional({
   name: 'NODE_ENV',
   codec: t.string,
   unset: 'nothing',
   meaning:
-    'Read only when `APP_ENV` is unset: `production` or `staging` make the service run as that environment ' +
-    '(many platforms and images set `NODE_ENV=production`, and a production run must not start as development); ' +
-    'any other value is ignored',
+    'Does not choose the environment (`APP_ENV` does); when it is `production` or `staging` and `APP_ENV` is ' +
+    'unset, the service warns at start that it runs as development (many platforms and images set ' +
+    '`NODE_ENV=production`)',
 })
+
+/** The deployment NODE_ENV names while APP_ENV is unset, so the start can say it is not heeded. */
+export const unheededNodeEnv = (get: Get, given: (variable: AnyVariable) => boolean): AppEnv | undefined => {
+  const node = get(NODE_ENV)
+  return !given(APP_ENV) && node !== undefined && DEPLOYMENTS.has(node) ? (node as AppEnv) : undefined
+}
 
 export const APP_ENV = variable<AppEnv>({
   name: 'APP_ENV',
   codec: oneOf(APP_ENVS),
-  default: {
-    text: '`NODE_ENV` when it is `production` or `staging`, else `development`',
-    of: (get) => {
-      const node = get(NODE_ENV)
-      return node !== undefined && DEPLOYMENTS.has(node) ? (node as AppEnv) : 'development'
-    },
-  },
+  default: { value: 'development' },
   meaning: either(APP_ENVS),
 })
 
