@@ -37,12 +37,22 @@ export const runPrimary = async (
   workerEnv: Readonly<Record<string, string>>,
 ): Promise<void> => {
   // Until the workers are forked, a signal ends the start where it is, as one process's would.
-  const early = (signal: NodeJS.Signals) => stopBeforeReady(logger, signal, 'preparing the database')
+  // The exit waits for the log's buffer: meanwhile nothing is forked, and a second signal exits at once.
+  let stoppedEarly = false
+  const early = (signal: NodeJS.Signals) => {
+    if (!stoppedEarly) {
+      stoppedEarly = true
+      return stopBeforeReady(logger, signal, 'preparing the database')
+    }
+    logger.warn({ signal }, 'second signal: exiting at once')
+    exitAfterFlush(logger, 1)
+  }
   process.on('SIGTERM', early).on('SIGINT', early)
   const lateCheck: LateCheck =
     config.storage.kind === 'postgres'
       ? await (await import('./prepare-database.js')).prepareDatabase(config, logger)
       : {}
+  if (stoppedEarly) return new Promise<never>(() => {})
   process.off('SIGTERM', early).off('SIGINT', early)
   serveClusterMetrics()
 

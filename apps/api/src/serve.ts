@@ -22,13 +22,19 @@ export const serve = async (
   let starting: string | undefined = 'starting'
   let running: RunningServer | undefined = undefined
   let askedWhileOpening: string | undefined
+  // Stopped before it was ready: the exit waits for the log's buffer, and the start must not go on meanwhile.
+  let stoppedEarly = false
+  const never = () => new Promise<never>(() => {})
   let tracing: Tracing | undefined = undefined
 
   // `failed`: the status to end with whatever the outcome, as a start that was refused would.
   const stop = (reason: string, failed?: number) => {
     if (running === undefined) {
       if (starting === OPENING) askedWhileOpening ??= reason
-      else stopBeforeReady(logger, reason, starting ?? 'starting')
+      else {
+        stoppedEarly = true
+        stopBeforeReady(logger, reason, starting ?? 'starting')
+      }
       return
     }
     logger.info({ reason }, 'shutting down')
@@ -54,11 +60,13 @@ export const serve = async (
     config.tracing === undefined
       ? undefined
       : (await import('./tracing/start-tracing.js')).startTracing(config.tracing, logger)
+  if (stoppedEarly) return never()
   starting = 'preparing the database'
   const lateCheck: LateCheck =
     role === 'single' && config.storage.kind === 'postgres'
       ? await (await import('./prepare-database.js')).prepareDatabase(config, logger)
       : {}
+  if (stoppedEarly) return never()
   starting = OPENING
   const spans = tracing?.counts
   running = await startServer(config, (resolved) =>
