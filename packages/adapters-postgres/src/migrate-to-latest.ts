@@ -90,6 +90,9 @@ export const migrateToLatest = async <DB>(
     await acquireLock(connection, log)
     let failed = true
     try {
+      // A newer release may have migrated while this one waited for the lock.
+      const newer = (await ranMigrations(connection)).filter((name) => !KNOWN.has(name))
+      if (newer.length > 0) throw new MigrationsFromNewerReleaseError(newer)
       const names = await run(connection, log)
       failed = false
       return names

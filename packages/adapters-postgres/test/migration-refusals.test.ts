@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import {
+  MIGRATION_LOCK,
   migrateToLatest,
   MigrationsFromNewerReleaseError,
   migrations,
@@ -39,6 +40,31 @@ describe('migrateToLatest on a database it cannot bring up to date', () => {
       pooled.db,
     )
     await expect(migrateToLatest(pooled)).rejects.toThrow(NEWER)
+  })
+
+  it('refuses it also when the newer release migrated while this one waited for the lock', async () => {
+    const fresh = await open({ empty: true })
+    const newer = await fresh.pool.connect()
+    try {
+      await newer.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+      let isWaiting = () => {}
+      const waitingForTheLock = new Promise<void>((resolve) => (isWaiting = resolve))
+      const waiting = migrateToLatest(fresh, (line) => {
+        if (line.includes('waiting for another instance')) isWaiting()
+      })
+      waiting.catch(() => {})
+      // Past its first read (which found nothing to refuse), it waits for the lock.
+      await waitingForTheLock
+      // The newer release's run, as this one waits: its table, and a migration this release does not know.
+      await newer.query(
+        'CREATE TABLE kysely_migration (name varchar(255) PRIMARY KEY, timestamp varchar(255) NOT NULL)',
+      )
+      await newer.query('INSERT INTO kysely_migration (name, timestamp) VALUES ($1, now()::text)', [FUTURE])
+      await newer.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+      await expect(waiting).rejects.toThrow(NEWER)
+    } finally {
+      newer.release(true)
+    }
   })
 
   it('says which migration failed, with why as its cause, not repeated in its message', async () => {
