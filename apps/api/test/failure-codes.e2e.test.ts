@@ -1,24 +1,7 @@
-import { spawn } from 'node:child_process'
 import { createServer, type Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { MAIN } from './support/child-service.js'
 import { startServerWithoutTls } from './support/fake-tls-postgres.js'
-
-type Run = { readonly code: number | null; readonly stdout: string; readonly stderr: string }
-
-/** Runs the built bin with `env` (and PATH) alone, to its end. */
-const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let [stdout, stderr] = ['', '']
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
+import { runBin as run } from './support/run-bin.js'
 
 // A frozen database: connections are accepted, and nothing is ever answered.
 const startFrozenServer = async () => {

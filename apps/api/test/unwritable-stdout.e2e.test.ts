@@ -88,7 +88,7 @@ describe('a command whose standard output cannot be written', () => {
       const id = (await activeKeys(database))[0]?.id
       expect(result.stderr).toBe(
         `animal-store: keys create: ${NO_SPACE}; key ${id} (stuck) is active and nobody saw it, and it could ` +
-          `not be revoked: run "animal-store keys revoke ${id}"\n`,
+          `not be revoked (42501): run "animal-store keys revoke ${id}"\n`,
       )
     } finally {
       await database.pool.query(`DROP OWNED BY ${role}`)

@@ -3,6 +3,7 @@ import {
   createPostgresApiKeyStore,
   createPostgresApiKeyUsageLog,
   requireUtf8Database,
+  sqlstateOf,
 } from '@pets/adapters-postgres'
 import { ApiKeyName, type ApiKeyRecord, type ApiKeyStore, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
@@ -51,6 +52,13 @@ const parseKeysArgs = (args: ReadonlyArray<string>): KeysAction => {
   throw new UsageError(`usage:\n${KEYS_USAGE}`)
 }
 
+// Why the revocation failed, in the operator's terms: the SQLSTATE (42501: no right to revoke), else the words.
+const whyNot = (failure: unknown): string => {
+  const { _tag, cause: inner } = (failure ?? {}) as { _tag?: unknown; cause?: unknown }
+  const cause = _tag === 'StoreUnavailable' ? inner : failure
+  return sqlstateOf(cause) ?? (cause instanceof Error ? cause.message : String(cause))
+}
+
 // A key counts as given once standard output took it. Else nobody saw it: it is revoked, never left active.
 const confirmShown = async (store: ApiKeyStore, { id, name }: ApiKeyRecord, { written }: Output) => {
   try {
@@ -59,12 +67,13 @@ const confirmShown = async (store: ApiKeyStore, { id, name }: ApiKeyRecord, { wr
     if (!(error instanceof StandardOutputError)) throw error
     const revoked = await store
       .revoke(id)()
-      .catch(() => E.left(undefined))
+      .catch((thrown: unknown) => E.left(thrown))
     throw new StandardOutputError(
       error.cause,
       E.isRight(revoked)
         ? `key ${id} (${name}) was revoked, since nobody saw it`
-        : `key ${id} (${name}) is active and nobody saw it, and it could not be revoked: run "animal-store keys revoke ${id}"`,
+        : `key ${id} (${name}) is active and nobody saw it, and it could not be revoked (${whyNot(revoked.left)}): ` +
+            `run "animal-store keys revoke ${id}"`,
     )
   }
 }
