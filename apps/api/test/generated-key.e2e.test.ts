@@ -60,13 +60,12 @@ describe('the key a development run without API_KEYS generates', () => {
       const key = GENERATED.exec(svc.stderr())?.[1]
       expect(key, svc.stderr()).toBeDefined()
       expect(await svc.status(key)).toBe(200)
-      // The log's lines go out within 100 ms and fail: still serving after that.
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      // Once the log's lines have gone out and failed: still serving after that.
+      await pollUntil('the log is found unwritable', () =>
+        svc.stderr().includes('animal-store: the log cannot be written (ENOSPC); its lines are dropped\n'),
+      )
       expect(svc.child.exitCode, svc.stderr()).toBeNull()
       expect(await svc.status(key)).toBe(200)
-      expect(svc.stderr()).toContain(
-        'animal-store: the log cannot be written (ENOSPC); its lines are dropped\n',
-      )
       svc.child.kill('SIGTERM')
       expect(await svc.exited).toEqual([0, null])
     } finally {
