@@ -1,6 +1,7 @@
 import { createServer, type Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { startServerWithoutTls } from './support/fake-tls-postgres.js'
+import { logLinesOf } from './support/log-lines.js'
 import { runBin as run } from './support/run-bin.js'
 
 // A frozen database: connections are accepted, and nothing is ever answered.
@@ -20,12 +21,7 @@ const startFrozenServer = async () => {
   }
 }
 
-const fatalOf = (stdout: string) =>
-  stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { level: number; err?: unknown; reason?: string })
-    .filter((line) => line.level === 60)
+const fatalOf = (stdout: string) => logLinesOf(stdout).filter((line) => line.level === 60)
 
 // README: the line gives why, and the error's code; pg gives none for its own failures of a connection.
 describe('the code of a failure that pg reports without one', () => {

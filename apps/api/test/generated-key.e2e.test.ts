@@ -6,6 +6,7 @@ import { pollUntil } from '@pets/domain/testing'
 import { describe, expect, it } from 'vitest'
 import { NODE_FLAGS } from '../src/node-flags.js'
 import { MAIN } from './support/child-service.js'
+import { logLinesOf } from './support/log-lines.js'
 
 const GENERATED =
   /^No API_KEYS set: this development run accepts the generated key\n {2}([A-Za-z0-9_-]{43})\n/
@@ -78,12 +79,7 @@ describe('the key a development run without API_KEYS generates', () => {
     try {
       expect(await svc.status()).toBe(401)
       await pollUntil('the warning is written', () => svc.stdout().includes('could not be printed'))
-      const lines = svc
-        .stdout()
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-      expect(lines).toContainEqual(
+      expect(logLinesOf(svc.stdout())).toContainEqual(
         expect.objectContaining({
           level: 40,
           code: 'ENOSPC',

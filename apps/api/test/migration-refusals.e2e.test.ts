@@ -1,6 +1,7 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { usePgBouncer } from './support/pgbouncer.js'
+import { logLinesOf } from './support/log-lines.js'
 import { runBin, type BinRun } from './support/run-bin.js'
 
 const NEWER =
@@ -16,11 +17,7 @@ const expectRefused = (result: BinRun, reason: string | RegExp, served: boolean)
   expect(result.stderr).toMatch(/^animal-store: [^\n]+\n$/)
   expect(result.stderr.slice('animal-store: '.length, -1)).toMatch(reason)
   if (!served) return expect(result.stdout).toBe('')
-  const lines = result.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-  expect(lines.filter((line) => line['level'] === 60)).toEqual([
+  expect(logLinesOf(result.stdout).filter((line) => line.level === 60)).toEqual([
     expect.objectContaining({ msg: 'stopped on an error', reason: result.stderr.slice(14, -1) }),
   ])
   expect(result.stdout).not.toContain('stack')

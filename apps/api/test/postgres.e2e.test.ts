@@ -6,6 +6,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest'
 import { checkedFetch as fetch } from './support/checked-fetch.js'
 import { MAIN, startTestService } from './support/test-service.js'
 import { startTcpProxy } from './support/tcp-proxy.js'
+import { logLinesOf } from './support/log-lines.js'
 
 const exec = promisify(execFile)
 const cli = (databaseUrl: string, ...args: Array<string>) =>
@@ -206,11 +207,7 @@ describe('the built service on PostgreSQL', () => {
         /animal-store: the database's schema is not up to date \(MIGRATE_ON_START=false; not run: 2026-11-22-0001-create-pets, /,
       )
       // The last line says why it stopped, at error; the usage counts' line is one warn line, no stack.
-      const lines = svc
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { level: number; msg: string; err?: unknown })
+      const lines = logLinesOf(svc.output())
       expect(lines.at(-1)).toMatchObject({
         level: 50,
         msg: 'stopped',

@@ -3,14 +3,8 @@ import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/t
 import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { NODE_FLAGS } from '../src/node-flags.js'
+import { logLinesOf } from './support/log-lines.js'
 import { MAIN } from './support/test-service.js'
-
-type Line = { level: number; msg: string; [field: string]: unknown }
-const linesOf = (output: string): Array<Line> =>
-  output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Line)
 
 // The built bin as a process that may never listen: its output, and its exit.
 const spawnService = (env: Record<string, string>) => {
@@ -57,7 +51,7 @@ describe('the lines a stop ends with', () => {
         .toContain('migrations: waiting for another instance that is migrating')
       svc.child.kill('SIGTERM')
       expect(await svc.exited).toEqual({ code: 0, signal: null })
-      expect(linesOf(svc.output()).at(-1)).toMatchObject({
+      expect(logLinesOf(svc.output()).at(-1)).toMatchObject({
         level: 30,
         msg: 'stopped before it was ready',
         outcome: 'not-ready',
@@ -79,7 +73,7 @@ describe('the lines a stop ends with', () => {
     // Relayed at once to workers that node is still loading (or that are preparing: either way, clean).
     svc.child.kill('SIGTERM')
     expect(await svc.exited).toEqual({ code: 0, signal: null })
-    const stopped = linesOf(svc.output()).filter((line) => line.pid === svc.child.pid)
+    const stopped = logLinesOf(svc.output()).filter((line) => line.pid === svc.child.pid)
     expect(stopped.at(-1)).toMatchObject({ level: 30, msg: 'stopped', outcome: 'clean', exitCode: 0 })
   })
 })
