@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import type { ShuttingDown } from './problems.js'
 import { endpointsAt, type PublicEndpoint, type PublicEndpoints } from './public-endpoints.js'
-import { sendJson, sendProblem } from './respond.js'
+import { sendErrorBody, sendJson } from './respond.js'
 
 /** What one answered request was, as logs and metrics see it: never a header's value. */
 export type ObservedRequest = {
@@ -62,12 +62,10 @@ export const operationsEndpointsAt = (operations: Operations = {}): PublicEndpoi
       '/readyz',
       async (ctx) => {
         const answer = ready === undefined ? E.right(undefined) : await ready()()
-        if (E.isLeft(answer)) {
-          sendProblem(ctx, answer.left)
-          // A probe's 503 is what it asked: its request line says so, without a warn line and a stack for
-          // each of the balancers' probes during an outage.
-          delete ctx.state.unavailable
-        } else sendJson(ctx, 200, READY)
+        // A probe's 503 is what it asked: its request line says so, without a warn line and a stack for
+        // each of the balancers' probes during an outage.
+        if (E.isLeft(answer)) sendErrorBody(ctx, answer.left)
+        else sendJson(ctx, 200, READY)
       },
     ],
   ]

@@ -12,10 +12,18 @@ export const sendJson = (ctx: Context, status: number, json: string): void => {
   ctx.body = json
 }
 
-/** Answers with the Error body of a problem, and its headers. Nothing else writes an error. */
-export const sendProblem = (ctx: Context, problem: Problem): void => {
-  if (problem._tag === 'StoreUnavailable') (ctx.state as RequestState).unavailable = problem
+/** Answers with the Error body of a problem, and its headers, and nothing else: what a probe answers. */
+export const sendErrorBody = (ctx: Context, problem: Problem): void => {
   const { body, headers } = toErrorResponse(problem)
   ctx.set(headers)
   sendJson(ctx, body.status, JSON.stringify(body))
+}
+
+/**
+ * Answers with the Error body of a problem; a store's failure is noted for its warn line, written after the
+ * answer (store-failure-line.ts). Nothing else writes an error but sendErrorBody.
+ */
+export const sendProblem = (ctx: Context, problem: Problem): void => {
+  if (problem._tag === 'StoreUnavailable') (ctx.state as RequestState).unavailable = problem
+  sendErrorBody(ctx, problem)
 }
