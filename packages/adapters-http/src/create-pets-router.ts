@@ -4,6 +4,7 @@ import type { TrustedProxies } from './client-address.js'
 import type { RateLimiter, TokenBucketRateLimiter } from './rate-limiter.js'
 import { preparePetsApi } from './pets-api.js'
 import { pathOf, type HttpMiddleware } from './request-state.js'
+import { checkRouterOptions } from './router-options.js'
 import type { PetsUseCases } from './use-cases.js'
 
 /** What createPetsRouter needs: the use cases, an authentication port, and where it is mounted. */
@@ -33,6 +34,7 @@ export type PetsRouterOptions = {
  * host's server span, if one records, gets the route: `http.route` and the name `{method} {route}`.
  */
 export const createPetsRouter = (options: PetsRouterOptions): HttpMiddleware => {
+  checkRouterOptions(options)
   const api = preparePetsApi(options)
   return async (ctx, next) => {
     // A target without a path, or not a URL: never ours (the host answers it).

@@ -8,7 +8,6 @@ import type { Problem } from './problems.js'
 import { withRequestSpan } from './request-span.js'
 import type { HttpContext } from './request-state.js'
 import { sendProblem } from './respond.js'
-import { checkRouterOptions } from './router-options.js'
 import { compileRoutes } from './routes/dispatch.js'
 import { headersOfEveryAnswer, petRoutes, type RouteHandler } from './routes/pet-routes.js'
 import { ROUTES } from './routes/route-table.js'
@@ -29,10 +28,9 @@ const SEVERAL_AUTHORIZATIONS: Problem = { _tag: 'Unauthorized', keySent: true, t
 /**
  * Prepares the pet operations once, so a request costs one dispatch: authentication first (a caller
  * without a valid key learns nothing about routes), rate limit, route, handler (which checks the URL's length
- * where CONTRACT's order puts a 400).
+ * where CONTRACT's order puts a 400). Its caller has checked the options (checkRouterOptions).
  */
 export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
-  checkRouterOptions(options)
   // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
   const prefix = (options.prefix ?? '/v1').replace(/(?<!\/)\/+$/, '')
   const publicBaseUrl = options.publicBaseUrl.replace(/(?<!\/)\/+$/, '')
