@@ -1,5 +1,5 @@
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
+import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, endOfString, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-text.js'
+
 const MINUS = 0x2d
 const ZERO = 0x30
 const NINE = 0x39
@@ -78,18 +78,6 @@ const isSafeIntegerToken = (text: string, start: number, end: number): boolean =
   return withinSafeRange(text, first, end)
 }
 
-const escaped = (text: string, at: number): boolean => {
-  let backslashes = 0
-  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++
-  return backslashes % 2 === 1
-}
-
-const skipString = (text: string, open: number): number => {
-  let close = text.indexOf('"', open + 1)
-  while (close !== -1 && escaped(text, close)) close = text.indexOf('"', close + 1)
-  return close === -1 ? text.length : close + 1
-}
-
 /**
  * Whether member `name` of a valid JSON text's top-level object is a number that denotes an integer within
  * ±(2^53 − 1), read on its own text (its last occurrence, the one JSON.parse keeps): undefined when the
@@ -106,7 +94,8 @@ export const memberIsSafeInteger = (text: string, name: string): boolean | undef
   while (i < length) {
     const code = text.charCodeAt(i)
     if (code === QUOTE) {
-      const end = skipString(text, i)
+      // Past the closing quote (a valid text has one).
+      const end = Math.min(endOfString(text, i) + 1, length)
       if (depth === 1 && expectingKey) {
         // A key with escapes is rare: JSON.parse reads it, over its own length.
         const raw = text.slice(i + 1, end - 1)
@@ -114,15 +103,15 @@ export const memberIsSafeInteger = (text: string, name: string): boolean | undef
         expectingKey = false
       } else if (depth === 1 && member === name) found = undefined
       i = end
-    } else if (code === 0x7b || code === 0x5b) {
+    } else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
       if (depth === 1 && member === name) found = undefined
       depth++
-      expectingKey = depth === 1 && code === 0x7b
+      expectingKey = depth === 1 && code === OPEN_OBJECT
       i++
-    } else if (code === 0x7d || code === 0x5d) {
+    } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
       depth--
       i++
-    } else if (code === 0x2c) {
+    } else if (code === COMMA) {
       expectingKey = depth === 1
       i++
     } else if (depth === 1 && (code === MINUS || isDigit(code))) {
