@@ -3,10 +3,10 @@ import {
   formatHostPort,
   parseConnectionTargets,
 } from '@pets/adapters-postgres/connection-string'
+import { NO_TLS, pgConnectionSqlstate } from '@pets/adapters-postgres/connection-failures'
 import { getSystemErrorMap } from 'node:util'
 import type { StandardOutputError } from './commands/standard-output.js'
 import type { AppConfig } from './config.js'
-import { connectionSqlstate, NO_TLS } from './connection-sqlstate.js'
 
 /** What was running when an error ended the process: the command, and the configuration it read. */
 export type FailureContext = {
@@ -60,7 +60,7 @@ const messageOf = (f: Fields) => (typeof f.message === 'string' ? f.message : 'n
 const hostPort = (host: string, port: unknown) => formatHostPort({ host, port: Number(port) })
 
 // The error's code; for pg's own failures of a connection, which have none, the SQLSTATE that stands for it.
-const codeOrSqlstate = (f: Fields) => codeOf(f) ?? connectionSqlstate(f.message)
+const codeOrSqlstate = (f: Fields) => codeOf(f) ?? pgConnectionSqlstate(f.message)
 
 // Node's messages repeat the syscall and the address; libuv's words for the errno say only why.
 const why = (f: Fields): string => {

@@ -1,3 +1,5 @@
+import { pgConnectionSqlstate } from './pg-connection-failures.js'
+
 // What a database error means for the request that met it: try again later (503), once more at once, or a bug.
 
 // The network could not reach the server, or the connection broke.
@@ -30,15 +32,8 @@ const SQLSTATE = /^[0-9A-Z]{5}$/
 const inRecovery = ({ code, message }: { code?: unknown; message?: unknown }): boolean =>
   code === '55000' && typeof message === 'string' && RECOVERY_MESSAGE.test(message)
 
-// pg reports its own timeouts and broken clients with plain Errors that carry no code.
-const PG_MESSAGES = [
-  /^Connection terminated/,
-  /timeout exceeded when trying to connect/,
-  /^timeout expired$/,
-  /^Query read timeout/,
-  /is not queryable/,
-  /^Cannot use a pool after calling end on the pool/,
-]
+// pg-pool's words for a pool that is being closed (a shutdown): no error of the request's.
+const POOL_ENDED = /^Cannot use a pool after calling end on the pool/
 
 /** What an error means for the caller: try again later (503), try once more at once, or a bug. */
 export type StoreErrorKind = 'unavailable' | 'retry' | 'defect'
@@ -76,8 +71,11 @@ const ownKind = (error: ErrorFields): StoreErrorKind | undefined => {
       return 'unavailable'
     if (inRecovery(error)) return 'unavailable'
   }
-  if (typeof message === 'string' && PG_MESSAGES.some((pattern) => pattern.test(message)))
-    return 'unavailable'
+  // pg's own timeouts and broken clients, which carry no code. Not its 08004, a server without the TLS that
+  // sslmode asks for: the operator's to mend, which no wait does (a start with it ends at once).
+  const sqlstate = pgConnectionSqlstate(message)
+  if (sqlstate === '08001' || sqlstate === '08006') return 'unavailable'
+  if (typeof message === 'string' && POOL_ENDED.test(message)) return 'unavailable'
   return undefined
 }
 

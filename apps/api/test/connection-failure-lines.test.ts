@@ -2,7 +2,6 @@ import { isUnavailableError } from '@pets/adapters-postgres'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
-import { connectionSqlstate } from '../src/connection-sqlstate.js'
 import { operationalFailure } from '../src/operational-failure.js'
 
 const loaded = loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5999/animals' })
@@ -16,33 +15,6 @@ const failureOf = (command: string, message: string, cause?: Error) =>
   })
 
 describe("the code of pg's own failures of a connection, which carry none", () => {
-  it('is the SQLSTATE of class 08 that stands for each', () => {
-    const codes = Object.fromEntries(
-      [
-        'The server does not support SSL connections',
-        'Connection terminated due to connection timeout',
-        'timeout exceeded when trying to connect',
-        'timeout expired',
-        'Connection terminated unexpectedly',
-        'Client has encountered a connection error and is not queryable',
-        'Client was closed and is not queryable',
-        'Query read timeout',
-      ].map((message) => [message, connectionSqlstate(message)]),
-    )
-    expect(codes).toEqual({
-      'The server does not support SSL connections': '08004',
-      'Connection terminated due to connection timeout': '08001',
-      'timeout exceeded when trying to connect': '08001',
-      'timeout expired': '08001',
-      'Connection terminated unexpectedly': '08006',
-      'Client has encountered a connection error and is not queryable': '08006',
-      'Client was closed and is not queryable': '08006',
-      'Query read timeout': '08006',
-    })
-    expect(connectionSqlstate('relation "pets" does not exist')).toBeUndefined()
-    expect(connectionSqlstate(undefined)).toBeUndefined()
-  })
-
   it("is in the operator's line and the fatal line's code: refused TLS, a timeout, a broken client", () => {
     const target = 'PostgreSQL at postgres@127.0.0.1:5999/animals (DATABASE_URL)'
     expect(failureOf('keys list', 'The server does not support SSL connections')).toEqual({
