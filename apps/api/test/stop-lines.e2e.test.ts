@@ -1,20 +1,27 @@
 import { MIGRATION_LOCK } from '@pets/adapters-postgres'
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn, type StdioOptions } from 'node:child_process'
+import { closeSync, constants, mkdtempSync, openSync, writeSync } from 'node:fs'
+import { createConnection, createServer, Socket, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, inject, it } from 'vitest'
+import { LOG_FLUSH_INTERVAL_MS } from '../src/logger.js'
 import { NODE_FLAGS } from '../src/node-flags.js'
 import { logLinesOf } from './support/log-lines.js'
 import { MAIN } from './support/test-service.js'
 
 // The built bin as a process that may never listen: its output, and its exit.
-const spawnService = (env: Record<string, string>) => {
+// `stdout`: a file descriptor to write to instead of a pipe this process reads.
+const spawnService = (env: Record<string, string>, stdout?: number) => {
+  const stdio: StdioOptions = ['ignore', stdout ?? 'pipe', 'pipe']
   const child = spawn(process.execPath, [...NODE_FLAGS, MAIN], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_FORMAT: 'json', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio,
   })
   let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
     child.once('exit', (code, signal) => done({ code, signal })),
   )
@@ -64,6 +71,52 @@ describe('the lines a stop ends with', () => {
       expect(tables.rowCount).toBe(0)
     })
 
+  it('SIGTERM while waiting for the migration lock, on a stdout that does not drain: the start goes no further', async () => {
+    const database = await fresh()
+    const other = await database.pool.connect()
+    cleanups.push(async () => other.release(true))
+    await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+    // A log reader that has stopped reading: a FIFO filled to the brim before the service writes a line.
+    const stdout = undrainedPipe()
+    cleanups.push(async () => stdout.close())
+    const port = await freePort()
+    const svc = spawnService(
+      { DATABASE_URL: database.url, API_KEYS: 'k1', PORT: String(port) },
+      stdout.writer,
+    )
+    cleanups.push(async () => svc.child.kill('SIGKILL'))
+    stdout.handedOver()
+    // Its log is stuck: the database shows it trying the lock.
+    await expect.poll(() => waitingForLock(other), { timeout: 20_000 }).toBe(true)
+    // Its log's timer (LOG_FLUSH_INTERVAL_MS) has begun a write that cannot end: the exit waits for it while
+    // the event loop runs (a stop with no write under way would write synchronously, and hang there).
+    await new Promise((resolve) => setTimeout(resolve, 3 * LOG_FLUSH_INTERVAL_MS))
+    svc.child.kill('SIGTERM')
+    // Its 'stopped before it was ready' waits for the log; the lock comes free meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await other.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+    await expect
+      .poll(async () => (await other.query("SELECT 1 FROM pg_tables WHERE tablename = 'pets'")).rowCount, {
+        timeout: 20_000,
+      })
+      .toBe(1)
+    // The migration it was waiting for ran; nothing after it does, though the exit still waits.
+    for (let i = 0; i < 10; i++) {
+      expect(await listening(port), 'listening after a stop asked before it was ready').toBe(false)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    const output = stdout.drain()
+    expect(await svc.exited).toEqual({ code: 0, signal: null })
+    const lines = logLinesOf(await output)
+    expect(lines.map((line) => line.msg)).not.toContain('listening')
+    // After its stop, only the line of the migration it was running.
+    const stopped = lines.findIndex((line) => line.msg === 'stopped before it was ready')
+    expect(lines[stopped]).toMatchObject({ reason: 'SIGTERM', during: 'preparing the database', exitCode: 0 })
+    expect(lines.slice(stopped + 1).map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^migrations: ran /),
+    ])
+  })
+
   it('SIGTERM to the primary of WEB_CONCURRENCY while its workers load: exit 0, and stopped clean', async () => {
     const database = await openFreshDatabase(inject('postgres'))
     cleanups.push(() => database.close())
@@ -77,3 +130,65 @@ describe('the lines a stop ends with', () => {
     expect(stopped.at(-1)).toMatchObject({ level: 30, msg: 'stopped', outcome: 'clean', exitCode: 0 })
   })
 })
+
+// A FIFO full before its writer starts: `writer` for the child, then `drain` reads it all.
+const undrainedPipe = () => {
+  const path = join(mkdtempSync(join(tmpdir(), 'undrained-')), 'stdout')
+  execFileSync('mkfifo', [path])
+  // Opened without blocking, so that the writers' opens find a reader; read through a socket.
+  const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  const filler = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK)
+  const page = Buffer.alloc(4096, '\n')
+  try {
+    for (;;) writeSync(filler, page)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+  } finally {
+    closeSync(filler)
+  }
+  let writer: number | undefined = openSync(path, constants.O_WRONLY)
+  let socket: Socket | undefined
+  return {
+    writer,
+    /** The child holds its own copy now. */
+    handedOver: () => {
+      if (writer !== undefined) closeSync(writer)
+      writer = undefined
+    },
+    drain: () =>
+      new Promise<string>((resolve) => {
+        socket = new Socket({ fd: reader, readable: true, writable: false })
+        let text = ''
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()))
+        socket.on('end', () => resolve(text))
+      }),
+    close: () => {
+      if (writer !== undefined) closeSync(writer)
+      if (socket === undefined) closeSync(reader)
+      else socket.destroy()
+    },
+  }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = createConnection(port, '127.0.0.1')
+    socket.once('connect', () => resolve(true)).once('error', () => resolve(false))
+    socket.once('close', () => socket.destroy())
+  }).finally(() => undefined)
+
+// It polls the lock (migrate-to-latest.ts): its session's last statement tried it.
+const waitingForLock = async (client: { query: (sql: string) => Promise<{ rowCount: number | null }> }) =>
+  ((
+    await client.query(
+      "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_try_advisory_lock%'",
+    )
+  ).rowCount ?? 0) > 0
