@@ -58,4 +58,19 @@ describe('the failures the client throws and describes', () => {
     )
     expect(new PetsClientFailure(error).message).toContain('(request id req-42)')
   })
+
+  it('answers NetworkFailure when no response comes', async () => {
+    const client = createPetsClient({
+      baseUrl: 'http://pets.test/v1',
+      apiKey: 'k',
+      retry: { maxAttempts: 1 },
+      fetch: async () => {
+        throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })
+      },
+    })
+    expect(await runLeft(client.listPets())).toMatchObject({
+      _tag: 'NetworkFailure',
+      reason: 'fetch failed: ECONNREFUSED',
+    })
+  })
 })

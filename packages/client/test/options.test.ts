@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest'
+import { createPetsClient } from '../src/index.js'
+
+describe('the options of the client, checked when it is built', () => {
+  it('refuses a base URL that is not an absolute http URL', () => {
+    expect(() => createPetsClient({ baseUrl: 'pets.internal/v1', apiKey: 'k' })).toThrow(/baseUrl/)
+  })
+
+  it('refuses bounds that make no sense', () => {
+    expect(() =>
+      createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', retry: { maxAttempts: 0 } }),
+    ).toThrow(/maxAttempts/)
+    expect(() =>
+      createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', retry: { maxTotalWaitMs: -1 } }),
+    ).toThrow(/maxTotalWaitMs/)
+    // setTimeout would wait 1 ms for either, and a Retry-After of days would become an instant retry.
+    expect(() =>
+      createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', retry: { defaultDelayMs: 2 ** 31 } }),
+    ).toThrow('retry.defaultDelayMs must be from 0 to 2147483647 (ms), not 2147483648')
+    expect(() =>
+      createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', retry: { maxTotalWaitMs: 2 ** 40 } }),
+    ).toThrow(/maxTotalWaitMs/)
+  })
+
+  it('refuses a timeoutMs that no timer can keep, naming the range, and takes the largest that fits', () => {
+    const withTimeout = (timeoutMs: number) => () =>
+      createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', timeoutMs })
+    for (const timeoutMs of [-1, 0, 0.5, Infinity, NaN, 2 ** 31, 2 ** 40])
+      expect(withTimeout(timeoutMs)).toThrow(
+        new RangeError(`timeoutMs must be an integer from 1 to 2147483647 (ms), not ${timeoutMs}`),
+      )
+    expect(withTimeout(2 ** 31 - 1)).not.toThrow()
+  })
+})
