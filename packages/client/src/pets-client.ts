@@ -5,7 +5,11 @@ import type { PetsClientError } from './client-errors.js'
 import type { RetryOptions } from './retry-bounds.js'
 
 /** The query of a listing; the service checks it (limit 1 to 100, default 20). */
-export type ListPetsQuery = { readonly limit?: number; readonly status?: PetStatus; readonly after?: number }
+export type ListPetsQuery = {
+  readonly limit?: number | undefined
+  readonly status?: PetStatus | undefined
+  readonly after?: number | undefined
+}
 /** The `next` link of a page: pass it to `listPets` for the page after. */
 export type PageLink = { readonly href: string }
 /** One page of pets, in id order, and the link to the next page when more pets match. */
@@ -22,24 +26,24 @@ export type CallOptions = {
 /** How createPet may be retried, and its signal. */
 export type CreatePetOptions = CallOptions & {
   /** Sends a new Idempotency-Key (a UUID), so that a 503, a 409 or a lost response is retried safely. */
-  readonly safeRetries?: boolean
+  readonly safeRetries?: boolean | undefined
   /** Your own Idempotency-Key (1 to 255 printable ASCII characters); implies safe retries. */
-  readonly idempotencyKey?: string
+  readonly idempotencyKey?: string | undefined
 }
 
-/** Where the service is and how to reach it. */
+/** Where the service is and how to reach it; an option given as undefined is its default, as an absent one. */
 export type PetsClientOptions = {
   /** The URL of the API, ending in its version segment, such as `https://pets.internal/v1`. */
   readonly baseUrl: string
   /** Sent as `Authorization: Bearer <apiKey>`, and only to the origin of `baseUrl`. */
   readonly apiKey: string
-  readonly retry?: RetryOptions
+  readonly retry?: RetryOptions | undefined
   /** How long one attempt may take before it is a NetworkFailure: 1 to 2147483647 ms (no "none"). Default 30000. */
-  readonly timeoutMs?: number
+  readonly timeoutMs?: number | undefined
   /** The fetch to use; the global one by default. */
-  readonly fetch?: typeof globalThis.fetch
+  readonly fetch?: typeof globalThis.fetch | undefined
   /** How to wait between attempts (sooner when `signal` aborts); tests pass one that does not wait. */
-  readonly sleep?: Sleep
+  readonly sleep?: Sleep | undefined
 }
 
 /**

@@ -1,12 +1,15 @@
-/** The bounds of the client's retries; each call of an operation has its own budget. */
+/** The bounds of the client's retries; each call of an operation has its own budget. Undefined is the default. */
 export type RetryOptions = {
   /** Attempts in all, the first included; 1 turns retries off. Default 3. */
-  readonly maxAttempts?: number
+  readonly maxAttempts?: number | undefined
   /** The longest the client waits in all between the attempts of one call: 0 to 2147483647 ms. Default 10000. */
-  readonly maxTotalWaitMs?: number
+  readonly maxTotalWaitMs?: number | undefined
   /** The wait when no Retry-After came (a network failure, a 409): 0 to 2147483647 ms. Default 1000. */
-  readonly defaultDelayMs?: number
+  readonly defaultDelayMs?: number | undefined
 }
+
+/** The bounds with their defaults, as the client keeps them. */
+export type RetryBounds = { readonly [K in keyof RetryOptions]-?: number }
 
 // setTimeout's largest delay: past it a timer fires after 1 ms, so an attempt would time out at once. Every
 // wait is at most maxTotalWaitMs, so bounding it keeps a long Retry-After from becoming an instant retry.
@@ -20,8 +23,14 @@ export const checkedTimeoutMs = (timeoutMs = 30_000): number => {
 }
 
 /** The bounds with their defaults; a bound that makes no sense is a bug of the caller, thrown. */
-export const retryBounds = (options: RetryOptions = {}): Required<RetryOptions> => {
-  const bounds = { maxAttempts: 3, maxTotalWaitMs: 10_000, defaultDelayMs: 1_000, ...options }
+export const retryBounds = ({
+  maxAttempts = 3,
+  maxTotalWaitMs = 10_000,
+  defaultDelayMs = 1_000,
+}: RetryOptions = {}): RetryBounds => {
+  // Defaults in the pattern, not spread under the options: a key given as undefined (plain JavaScript
+  // does) would override them.
+  const bounds = { maxAttempts, maxTotalWaitMs, defaultDelayMs }
   if (!Number.isSafeInteger(bounds.maxAttempts) || bounds.maxAttempts < 1)
     throw new RangeError(`retry.maxAttempts must be an integer of at least 1, not ${bounds.maxAttempts}`)
   for (const key of ['maxTotalWaitMs', 'defaultDelayMs'] as const)

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { aborted, attemptSignal, waitUnlessAborted, type Sleep } from './abortable.js'
 import type { Aborted, NetworkFailure } from './client-errors.js'
 import { retryAfterSeconds, type ReadResponse } from './decode-response.js'
-import type { RetryOptions } from './retry-bounds.js'
+import type { RetryBounds } from './retry-bounds.js'
 import { endAttempt, startAttempt } from './trace-attempt.js'
 
 /** How freely a request may be sent again: `safe` (GET), `keyed` (POST with an Idempotency-Key), `once`. */
@@ -13,7 +13,7 @@ export type Transport = {
   readonly fetch: typeof globalThis.fetch
   readonly sleep: Sleep
   readonly timeoutMs: number
-  readonly retry: Required<RetryOptions>
+  readonly retry: RetryBounds
 }
 
 /** What one attempt ends with: an answer read in full, or none. */

@@ -31,4 +31,33 @@ describe('the options of the client, checked when it is built', () => {
       )
     expect(withTimeout(2 ** 31 - 1)).not.toThrow()
   })
+
+  it('takes a numeric option given as undefined, as plain JavaScript may give it, for its default', async () => {
+    const headers: Record<string, string> = {}
+    let sent = 0
+    const slept: Array<number> = []
+    const client = createPetsClient({
+      baseUrl: 'http://x.test/v1',
+      apiKey: 'k',
+      retry: { maxAttempts: undefined, maxTotalWaitMs: undefined, defaultDelayMs: undefined },
+      timeoutMs: undefined,
+      sleep: async (ms) => void slept.push(ms),
+      fetch: async () => {
+        sent++
+        return new Response('', { status: 503, headers })
+      },
+    })
+    // maxAttempts 3, defaultDelayMs 1000.
+    await client.listPets()()
+    expect({ sent, slept }).toEqual({ sent: 3, slept: [1000, 1000] })
+    // maxTotalWaitMs 10000: a second wait of 6 s would take the sum to 12 s.
+    sent = 0
+    slept.length = 0
+    headers['Retry-After'] = '6'
+    await client.listPets()()
+    expect({ sent, slept }).toEqual({ sent: 2, slept: [6000] })
+    expect(() =>
+      createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', retry: undefined, timeoutMs: undefined }),
+    ).not.toThrow()
+  })
 })
