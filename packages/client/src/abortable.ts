@@ -65,3 +65,56 @@ export const waitUnlessAborted = async (sleep: Sleep, ms: number, signal: AbortS
     signal.removeEventListener('abort', onAbort)
   }
 }
+
+const ignore = () => {}
+
+/**
+ * The response `fetching` gives, or once `signal` aborts a rejection with its reason, even from a fetch
+ * that does not listen to it; a response that comes after has its body cancelled, a failure is dropped.
+ */
+export const responseUnlessAborted = (fetching: Promise<Response>, signal: AbortSignal): Promise<Response> =>
+  new Promise((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason)
+      fetching.then((late) => void late.body?.cancel(signal.reason).catch(ignore), ignore)
+    }
+    if (signal.aborted) return onAbort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    fetching.then(
+      (res) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(res)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+
+/**
+ * The body of `res` as text, read with a reader of our own: once `signal` aborts the reader cancels the
+ * body, so a body that never ends (its fetch not listening to `signal`) ends the read, with the reason.
+ */
+export const textUnlessAborted = async (res: Response, signal: AbortSignal): Promise<string> => {
+  if (res.body === null) return ''
+  const reader = res.body.getReader()
+  let cancelled = false
+  const cancel = () => {
+    cancelled = true
+    reader.cancel(signal.reason).catch(ignore)
+  }
+  if (signal.aborted) cancel()
+  else signal.addEventListener('abort', cancel, { once: true })
+  const decoder = new TextDecoder() // UTF-8, dropping a byte order mark, as Response.text() does
+  let text = ''
+  try {
+    // A cancel ends a pending read as done, so only `cancelled` tells the end of the body from an abort.
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      text += decoder.decode(chunk.value, { stream: true })
+  } finally {
+    signal.removeEventListener('abort', cancel)
+  }
+  if (cancelled) throw signal.reason
+  return text + decoder.decode()
+}

@@ -1,5 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { aborted, attemptSignal, waitUnlessAborted, type Sleep } from './abortable.js'
+import {
+  aborted,
+  attemptSignal,
+  responseUnlessAborted,
+  textUnlessAborted,
+  waitUnlessAborted,
+  type Sleep,
+} from './abortable.js'
 import type { Aborted, NetworkFailure } from './client-errors.js'
 import { retryAfterSeconds, type ReadResponse } from './decode-response.js'
 import type { RetryBounds } from './retry-bounds.js'
@@ -59,7 +66,7 @@ const attempt = async (
   const { signal, release } = attemptSignal(transport.timeoutMs, caller)
   let outcome: Outcome
   try {
-    const res = await transport.fetch(url, {
+    const fetching = transport.fetch(url, {
       ...init,
       headers,
       // The interface has no 3xx. Followed, a redirect would decode another origin's answer (or send it a
@@ -67,7 +74,13 @@ const attempt = async (
       redirect: 'manual',
       signal,
     })
-    outcome = E.right({ status: res.status, headers: res.headers, text: await res.text() })
+    // Raced against the signal: a fetch of the caller's own may not listen to it, and must not hang the call.
+    const res = await responseUnlessAborted(fetching, signal)
+    outcome = E.right({
+      status: res.status,
+      headers: res.headers,
+      text: await textUnlessAborted(res, signal),
+    })
   } catch (error) {
     const timedOutAfter = signal.aborted ? transport.timeoutMs : undefined
     outcome = E.left(failureOf(error, caller, { url, number: resendCount + 1, timedOutAfter }))
