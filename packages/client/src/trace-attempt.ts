@@ -39,9 +39,12 @@ export const startAttempt = (method: string, url: string, resendCount: number): 
   return { span, headers }
 }
 
-// What failed without an answer: the cause's code (ECONNREFUSED), a timeout, or the error's name.
-const failureType = ({ cause }: NetworkFailure | Aborted): string => {
-  const { name, cause: inner } = (cause ?? {}) as { name?: unknown; cause?: { code?: unknown } }
+// What failed without an answer: an abort, the cause's code (ECONNREFUSED), a timeout, or the error's name.
+// CONTRACT (HTTP spans): error.type is predictable and of low cardinality, so an abort is AbortError (what
+// fetch throws for one) whatever the caller gave abort(): its reason's name or code says nothing of the attempt.
+const failureType = (failure: NetworkFailure | Aborted): string => {
+  if (failure._tag === 'Aborted') return 'AbortError'
+  const { name, cause: inner } = (failure.cause ?? {}) as { name?: unknown; cause?: { code?: unknown } }
   if (typeof inner?.code === 'string') return inner.code
   return typeof name === 'string' ? name : '_OTHER'
 }

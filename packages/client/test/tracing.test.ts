@@ -90,6 +90,32 @@ describe('traces of the client', () => {
     expect(attempt?.status.code).toBe(SpanStatusCode.ERROR)
   })
 
+  // CONTRACT (OpenTelemetry HTTP spans): error.type is predictable and of low cardinality, so a cancelled
+  // attempt's is one value, not the name (or cause's code) of whatever the caller gave abort().
+  it.each([
+    ['no reason', undefined],
+    ['an Error', new Error('shutting down')],
+    ['a string', 'bye'],
+    ['an error with a code', new Error('gone', { cause: { code: 'ECONNRESET' } })],
+  ])('gives an attempt its caller aborted with %s the error.type AbortError', async (_, reason) => {
+    const controller = new AbortController()
+    const client = createPetsClient({
+      baseUrl: 'http://pets.test/v1',
+      apiKey: 'k',
+      // As the global fetch does: it rejects with the signal's reason.
+      fetch: (_input, init) =>
+        new Promise((_resolve, reject) => {
+          const signal = init!.signal!
+          signal.addEventListener('abort', () => reject(signal.reason))
+          controller.abort(reason)
+        }),
+    })
+    await inSpan(() => client.listPets({}, { signal: controller.signal })())
+    const [attempt] = exported.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT)
+    expect(attempt?.attributes['error.type']).toBe('AbortError')
+    expect(attempt?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'aborted during attempt 1' })
+  })
+
   it('sends no traceparent and makes no span when its caller has no active span', async () => {
     const { client, seen } = await clientOf([listed])
     await run(client.listPets())
