@@ -42,7 +42,11 @@ const decodeBody =
       ),
     )
 
+// CONTRACT of fetch: status 0 is an opaque response only, and to a request of the default mode sent with
+// `redirect: 'manual'` that is an opaque redirect (a browser's answer to a 3xx): status and Location hidden.
 const redirectReason = (res: ReadResponse): string => {
+  if (res.status === 0)
+    return 'a redirect, which the client does not follow (its status and Location hidden by this fetch: an opaque redirect)'
   const location = res.headers.get('Location')
   return `a ${res.status} redirect ${location === null ? 'without a Location' : `to ${location}`}, not followed`
 }
@@ -83,7 +87,8 @@ export const decodeResponse = <A>(
   codec: t.Decoder<unknown, A>,
 ): E.Either<PetsClientError, A> => {
   if (res.status === success) return pipe(parseJson(res), E.flatMap(decodeBody(res, codec)))
-  if (res.status >= 300 && res.status < 400) return E.left(undecodable(res, redirectReason(res)))
+  if (res.status === 0 || (res.status >= 300 && res.status < 400))
+    return E.left(undecodable(res, redirectReason(res)))
   if (res.status < 400) return E.left(undecodable(res, `the status is ${res.status}, not ${success}`))
   return pipe(
     parseJson(res),

@@ -60,4 +60,33 @@ describe('redirects, which the service never answers with', () => {
       reason: 'a 302 redirect without a Location, not followed',
     })
   })
+
+  it('says that an opaque redirect (status 0, hidden by a fetch outside node) is a redirect it does not follow', async () => {
+    // A browser's fetch answers a 3xx under `redirect: 'manual'` with an opaque-redirect response: status 0, no
+    // headers. Node's Response refuses status 0, so the fake shadows its getters.
+    const opaqueRedirect = () =>
+      Object.defineProperties(new Response(null), {
+        type: { value: 'opaqueredirect' },
+        status: { value: 0 },
+      })
+    let sent = 0
+    const fetch = async () => {
+      sent++
+      return opaqueRedirect()
+    }
+    const client = createPetsClient({
+      baseUrl: 'http://pets.test/v1',
+      apiKey: 'k',
+      sleep: async () => {},
+      fetch,
+    })
+    expect(await runLeft(client.listPets())).toEqual({
+      _tag: 'UndecodableResponse',
+      status: 0,
+      reason:
+        'a redirect, which the client does not follow (its status and Location hidden by this fetch: an opaque redirect)',
+      requestId: undefined,
+    })
+    expect(sent).toBe(1)
+  })
 })
