@@ -1,0 +1,103 @@
+import inject from 'light-my-request'
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+
+/** What fetchOf serves: a Koa app (as `createHttpApp` makes), or any node:http request listener. */
+export type Servable = { readonly callback: () => RequestListener } | RequestListener
+
+/** How fetchOf's requests look to the app. */
+export type FetchOfOptions = {
+  /** The peer address of every request (the client address of log lines and limits); `127.0.0.1` unless given. */
+  readonly remoteAddress?: string
+}
+
+/** Where a path given alone (`/v1/pets`) is resolved; fetch itself would refuse it. */
+export const FETCH_OF_ORIGIN = 'http://localhost'
+
+// Statuses whose answer has no body (the Response constructor refuses one for these).
+const NULL_BODY = new Set([101, 103, 204, 205, 304])
+
+type Answer = inject.Response
+
+// light-my-request's stand-in for the connection has a peer address and nothing else. A connection the
+// app closes after its answer (linger.ts, past its bounds) is closed as node would: the answer with it.
+const standInConnection = (req: IncomingMessage, res: ServerResponse): void => {
+  const socket = req.socket as { destroy?: () => void; destroyed?: boolean }
+  socket.destroyed = false
+  socket.destroy = () => {
+    socket.destroyed = true
+    res.destroy()
+  }
+}
+
+// Fetch sends the Host of the URL (one given in headers is dropped) and, for a POST or PUT without a body,
+// `Content-Length: 0`.
+const headersOf = (request: Request, url: URL, hasBody: boolean): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  request.headers.forEach((value, name) => void (headers[name] = value))
+  headers.host = url.host
+  if (!hasBody && (request.method === 'POST' || request.method === 'PUT')) headers['content-length'] = '0'
+  return headers
+}
+
+const toResponse = (answer: Answer, method: string, url: string): Response => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(answer.headers))
+    for (const one of Array.isArray(value) ? value : [value])
+      if (one !== undefined) headers.append(name, String(one))
+  const empty = method === 'HEAD' || NULL_BODY.has(answer.statusCode)
+  const response = new Response(empty ? null : answer.rawPayload, {
+    status: answer.statusCode,
+    statusText: answer.statusMessage,
+    headers,
+  })
+  Object.defineProperty(response, 'url', { value: url })
+  return response
+}
+
+const abortOf = (signal: AbortSignal): Promise<never> =>
+  new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))
+
+/**
+ * A `fetch` that serves each request with `servable` in this process: no socket, no port. It answers a real
+ * Response (status, every header line, body; none for HEAD); an aborted `signal` rejects with its reason,
+ * and the app then sees its client gone. Redirects are never followed. Koa composes its middleware here:
+ * `use` everything before.
+ */
+export const fetchOf = (servable: Servable, options: FetchOfOptions = {}): typeof globalThis.fetch => {
+  const handle = typeof servable === 'function' ? servable : servable.callback()
+  const remoteAddress = options.remoteAddress ?? '127.0.0.1'
+  return async (input, init) => {
+    const request = new Request(typeof input === 'string' ? new URL(input, FETCH_OF_ORIGIN) : input, init)
+    const { signal } = request
+    signal.throwIfAborted()
+    const url = new URL(request.url)
+    const payload = request.body === null ? undefined : Buffer.from(await request.arrayBuffer())
+    signal.throwIfAborted()
+    let answering: ServerResponse | undefined
+    const dispatch: RequestListener = (req, res) => {
+      answering = res
+      standInConnection(req, res)
+      handle(req, res)
+    }
+    // The client goes away as a closed connection does: its answer is destroyed.
+    const leave = () => answering?.destroy()
+    signal.addEventListener('abort', leave, { once: true })
+    try {
+      const answer = await Promise.race([
+        inject(dispatch, {
+          // Fetch sends any method; light-my-request's check knows only its own list.
+          validate: false,
+          method: request.method as 'GET',
+          url: url.href,
+          headers: headersOf(request, url, payload !== undefined),
+          remoteAddress,
+          ...(payload === undefined ? {} : { payload }),
+        }),
+        abortOf(signal),
+      ])
+      return toResponse(answer, request.method, request.url)
+    } finally {
+      signal.removeEventListener('abort', leave)
+    }
+  }
+}
