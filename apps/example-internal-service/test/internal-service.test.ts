@@ -1,41 +1,30 @@
+import { fetchOf } from '@pets/adapters-http/testing'
 import { createPetsClient } from '@pets/client'
 import { aNewPet, run, runLeft } from '@pets/domain/testing'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createInternalService, PETS_PREFIX } from '../src/index.js'
 
 const CALLERS = { billing: 'billing-token', search: 'search-token' }
 
-let close: (() => Promise<void>) | undefined
-afterEach(async () => {
-  await close?.()
-  close = undefined
-})
-
-/** The internal service in this process, on 127.0.0.1 and a free port (no network beyond loopback). */
-const startInternalService = async () => {
-  let handle: (req: IncomingMessage, res: ServerResponse) => void = () => {}
-  const server = createServer((req, res) => handle(req, res))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+/** The internal service in this process, reached through fetchOf: no socket, no port. */
+const startInternalService = () => {
+  const url = 'http://intake.test'
   const service = createInternalService({ publicUrl: url, callers: CALLERS })
-  handle = service.app.callback()
-  close = () => new Promise<void>((resolve) => server.close(() => resolve()))
+  const fetch = fetchOf(service.app)
   const client = (token = CALLERS.billing) =>
-    createPetsClient({ baseUrl: `${url}${PETS_PREFIX}`, apiKey: token })
+    createPetsClient({ baseUrl: `${url}${PETS_PREFIX}`, apiKey: token, fetch })
   const intake = (body: unknown) =>
     fetch(`${url}/intake`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     })
-  return { url, client, intake, useCases: service.useCases }
+  return { url, fetch, client, intake, useCases: service.useCases }
 }
 
 describe('the internal service that embeds the animal store', () => {
   it('takes an animal in through its own route, and the mounted pets API lists it as pending', async () => {
-    const svc = await startInternalService()
+    const svc = startInternalService()
     const res = await svc.intake({ name: 'Rex', categoryId: 3 })
     expect(res.status).toBe(201)
     expect(await res.json()).toEqual({
@@ -48,7 +37,7 @@ describe('the internal service that embeds the animal store', () => {
   })
 
   it("answers its own route's invalid input in its own format, with the domain's issues", async () => {
-    const svc = await startInternalService()
+    const svc = startInternalService()
     const res = await svc.intake({ name: ' ', categoryId: 'three' })
     expect(res.status).toBe(422)
     const body = (await res.json()) as { accepted: boolean; problems: Array<{ field: string }> }
@@ -57,24 +46,24 @@ describe('the internal service that embeds the animal store', () => {
   })
 
   it('adds pets through the mounted pets API, reading the body that its own routes parse elsewhere', async () => {
-    const svc = await startInternalService()
+    const svc = startInternalService()
     const pet = await run(svc.client().createPet({ name: 'Tom', categoryId: 2, status: 'sold' }))
     expect(pet).toEqual({ id: 1, name: 'Tom', categoryId: 2, status: 'sold' })
-    const summary = await fetch(`${svc.url}/intake/summary`)
+    const summary = await svc.fetch(`${svc.url}/intake/summary`)
     expect(await summary.json()).toEqual({ available: 0, pending: 0, sold: 1 })
   })
 
   it('counts pets by status in-process, through the use cases, across pages', async () => {
-    const svc = await startInternalService()
+    const svc = startInternalService()
     const statuses = ['available', 'pending', 'sold'] as const
     for (let i = 0; i < 250; i++)
       await run(svc.useCases.createPet({ pet: aNewPet({ name: `Pet ${i}`, status: statuses[i % 3]! }) }))
-    const summary = await fetch(`${svc.url}/intake/summary`)
+    const summary = await svc.fetch(`${svc.url}/intake/summary`)
     expect(await summary.json()).toEqual({ available: 84, pending: 83, sold: 83 })
   })
 
   it('serves paging links under its own prefix, which the client follows', async () => {
-    const svc = await startInternalService()
+    const svc = startInternalService()
     for (const name of ['A', 'B', 'C']) await svc.intake({ name, categoryId: 1 })
     const first = await run(svc.client().listPets({ limit: 2 }))
     expect(first.next?.href).toBe(`${svc.url}${PETS_PREFIX}/pets?limit=2&after=2`)
@@ -84,7 +73,7 @@ describe('the internal service that embeds the animal store', () => {
   })
 
   it('adds a pet once when the client retries a creation whose response was lost', async () => {
-    const svc = await startInternalService()
+    const svc = startInternalService()
     let lost = 0
     const client = createPetsClient({
       baseUrl: `${svc.url}${PETS_PREFIX}`,
@@ -92,7 +81,7 @@ describe('the internal service that embeds the animal store', () => {
       sleep: async () => {},
       // The first request reaches the service, but its response never reaches the client.
       fetch: async (input, init) => {
-        const res = await fetch(input, init)
+        const res = await svc.fetch(input, init)
         if (lost++ === 0) throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } })
         return res
       },
@@ -103,7 +92,7 @@ describe('the internal service that embeds the animal store', () => {
   })
 
   it('lets only its own callers into the pets API: 401 for a token it does not know', async () => {
-    const svc = await startInternalService()
+    const svc = startInternalService()
     expect(await runLeft(svc.client('not-a-caller').listPets())).toMatchObject({
       _tag: 'Unauthorized',
       status: 401,
@@ -113,15 +102,15 @@ describe('the internal service that embeds the animal store', () => {
   })
 
   it('answers paths outside the prefix itself, and unknown paths under it as the pets API does', async () => {
-    const svc = await startInternalService()
-    const outside = await fetch(`${svc.url}/nowhere`)
+    const svc = startInternalService()
+    const outside = await svc.fetch(`${svc.url}/nowhere`)
     expect(outside.status).toBe(404)
     expect(await outside.json()).toEqual({ error: 'nothing at /nowhere' })
-    const inside = await fetch(`${svc.url}${PETS_PREFIX}/nowhere`, {
+    const inside = await svc.fetch(`${svc.url}${PETS_PREFIX}/nowhere`, {
       headers: { Authorization: `Bearer ${CALLERS.billing}` },
     })
     expect(inside.status).toBe(404)
     expect(await inside.json()).toMatchObject({ code: 'not_found', status: 404 })
-    expect((await fetch(`${svc.url}/healthz`)).status).toBe(200)
+    expect((await svc.fetch(`${svc.url}/healthz`)).status).toBe(200)
   })
 })
