@@ -157,6 +157,15 @@ describe('a project outside the workspace that installs the tarballs', () => {
     })
   })
 
+  it('tests the HTTP API and the client without a network through fetchOf of the ./testing entry', async () => {
+    expect(await runFixture('in-process-fetch')).toEqual({
+      created: { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+      names: ['Rex'],
+      refused: 401,
+      head: [200, null],
+    })
+  })
+
   it('builds the whole service from a configuration object with createService', async () => {
     expect(await runFixture('whole-service')).toEqual({
       created: 201,
