@@ -126,6 +126,15 @@ describe('fetchOf: the HTTP API in-process, without a socket', () => {
     expect(logger.lines[0]?.fields).toMatchObject({ aborted: true, status: 499 })
   })
 
+  it('sends any method, as fetch does: one the app does not serve gets its 405', async () => {
+    const res = await fetchOf(createHttpApp(appOptions()))(`${BASE}/v1/pets`, {
+      method: 'BREW',
+      headers: AUTH,
+    })
+    expect(res.status).toBe(405)
+    expect(res.headers.get('allow')).toContain('GET')
+  })
+
   it('closes the answer of a body left unread past the linger bounds, without a crash', async () => {
     const fetch = fetchOf(createHttpApp(appOptions()))
     const res = await fetch(`${BASE}/v1/pets`, {

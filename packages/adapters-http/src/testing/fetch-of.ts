@@ -54,9 +54,6 @@ const toResponse = (answer: Answer, method: string, url: string): Response => {
   return response
 }
 
-const abortOf = (signal: AbortSignal): Promise<never> =>
-  new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))
-
 /**
  * A `fetch` that serves each request with `servable` in this process: no socket, no port. It answers a real
  * Response (status, every header line, body; none for HEAD); an aborted `signal` rejects with its reason,
@@ -79,8 +76,14 @@ export const fetchOf = (servable: Servable, options: FetchOfOptions = {}): typeo
       standInConnection(req, res)
       handle(req, res)
     }
-    // The client goes away as a closed connection does: its answer is destroyed.
-    const leave = () => answering?.destroy()
+    // The client goes away as over a closed connection: its answer is destroyed.
+    let leave = () => {}
+    const left = new Promise<never>((_, reject) => {
+      leave = () => {
+        answering?.destroy()
+        reject(signal.reason)
+      }
+    })
     signal.addEventListener('abort', leave, { once: true })
     try {
       const answer = await Promise.race([
@@ -93,7 +96,7 @@ export const fetchOf = (servable: Servable, options: FetchOfOptions = {}): typeo
           remoteAddress,
           ...(payload === undefined ? {} : { payload }),
         }),
-        abortOf(signal),
+        left,
       ])
       return toResponse(answer, request.method, request.url)
     } finally {
