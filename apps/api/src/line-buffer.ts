@@ -4,6 +4,9 @@ import { write, writeSync } from 'node:fs'
 // Waits `ms` without returning to the event loop: for a synchronous write to a full pipe.
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
+/** How long a synchronous write (at exit) waits for a full pipe's reader before it drops the lines. */
+export const SYNC_WRITE_LIMIT_MS = 10_000
+
 // The one line a failed log gets, straight to fd 2: process.stderr would emit an 'error' of its own.
 const reportFailure = (error: NodeJS.ErrnoException) => {
   try {
@@ -45,6 +48,7 @@ export class LineBuffer extends EventEmitter {
     private readonly fd: number,
     private readonly minBytes: number,
     flushMs: number,
+    private readonly syncLimitMs = SYNC_WRITE_LIMIT_MS,
   ) {
     super()
     this.timer = setInterval(() => this.flush(), flushMs).unref()
@@ -97,17 +101,25 @@ export class LineBuffer extends EventEmitter {
     if (!this._writing && this.lines.length > 0) this.writeBatch()
   }
 
-  /** Writes what waits now, synchronously; for exit, once no write is under way. */
+  /**
+   * Writes what waits now, synchronously; for exit, once no write is under way. A full pipe is waited for
+   * while its reader takes something at least every `syncLimitMs` (the exit's own bound, which no timer can
+   * keep while this blocks); past that, the lines are dropped as a failed write's.
+   */
   flushSync(): void {
     this.makeDeferred()
     if (this.destroyed || this.lines.length === 0) return
     const data = this.take()
+    let giveUpAt = Date.now() + this.syncLimitMs
     for (let offset = 0; offset < data.length;) {
       try {
         offset += writeSync(this.fd, data, offset)
+        giveUpAt = Date.now() + this.syncLimitMs
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EAGAIN')
           return this.fail(error as NodeJS.ErrnoException)
+        if (Date.now() >= giveUpAt)
+          return this.fail(new Error(`its reader took nothing for ${this.syncLimitMs / 1000} s at exit`))
         sleepSync(10)
       }
     }

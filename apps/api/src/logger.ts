@@ -129,7 +129,7 @@ export const flushLogs = (logger: Logger): Promise<void> =>
 
 /**
  * Ends the process with `code` once the log is written (flushLogs); every path that ends the process goes
- * through here. A reader that never reads again holds it until a SIGKILL, as with any pino process.
+ * through here. A reader that reads nothing for 10 s is given up (here, and in LineBuffer's flushSync).
  */
 export const exitAfterFlush = (logger: Logger, code: number): void => {
   setTimeout(() => process.exit(code), EXIT_FLUSH_TIMEOUT_MS)

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import type * as Fs from 'node:fs'
-import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -83,5 +83,29 @@ describe('LineBuffer on a stream that fails', () => {
     buffer.end()
     expect(stderr).toEqual(['animal-store: the log cannot be written (EBADF); its lines are dropped\n'])
     closeSync(fd)
+  })
+})
+
+describe('LineBuffer at exit, on a pipe whose reader has stopped reading', () => {
+  it('waits for the reader a bounded time, then drops its lines and says so on stderr', () => {
+    const fifo = join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+    // Full to the brim: every write now answers EAGAIN.
+    const page = Buffer.alloc(4096, '\n')
+    expect(() => {
+      for (;;) writeSync(fd, page)
+    }).toThrow(expect.objectContaining({ code: 'EAGAIN' }))
+    const buffer = new LineBuffer(fd, 1 << 20, 10_000, 200)
+    buffer.write('{"msg":"stopped"}\n')
+    buffer.flushSync()
+    expect(buffer.destroyed).toBe(true)
+    expect(stderr).toEqual([
+      'animal-store: the log cannot be written (its reader took nothing for 0.2 s at exit); its lines are dropped\n',
+    ])
+    buffer.end()
+    closeSync(fd)
+    closeSync(reader)
   })
 })
