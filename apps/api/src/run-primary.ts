@@ -69,7 +69,13 @@ export const runPrimary = async (
   // A worker that the relayed SIGTERM ended before it listened (node still loading it, before its handlers were
   // in place) had served nothing: no failure of the stop.
   const listened = new Set<Worker>()
+  // A worker has listened once each of its listeners has: PORT, then METRICS_PORT when set (a worker whose
+  // METRICS_PORT is taken has opened PORT already, and would otherwise be replaced for ever).
+  const listeners = config.metricsPort === undefined ? 1 : 2
+  const opened = new Map<Worker, number>()
   cluster.on('listening', (worker) => {
+    opened.set(worker, (opened.get(worker) ?? 0) + 1)
+    if (opened.get(worker)! < listeners) return
     served = true
     listened.add(worker)
   })
@@ -90,6 +96,7 @@ export const runPrimary = async (
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker) ?? 0)
     startedAt.delete(worker)
+    opened.delete(worker)
     const unstarted = !listened.delete(worker)
     if (stopping) {
       allClean &&= code === 0 || (unstarted && signal === 'SIGTERM')

@@ -7,6 +7,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { CLUSTER_KEY as KEY, get, lines, startTwoWorkers as startCluster } from './support/cluster-service.js'
+import { logLinesOf } from './support/log-lines.js'
 import { MAIN } from './support/test-service.js'
 
 // The CPU time a process has used so far, in ms: utime and stime of /proc/<pid>/stat, in clock
@@ -120,6 +121,43 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
       )
       // At once: the first backoff alone would be 250 ms, the loop for ever.
       expect(performance.now() - started).toBeLessThan(15_000)
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
+    }
+  })
+
+  it('ends as well when METRICS_PORT is taken, though each worker opened PORT before it failed', async () => {
+    const database = await openFreshDatabase(inject('postgres'))
+    databases.push(database)
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const port = (taken.address() as AddressInfo).port
+    try {
+      // Stopped by a SIGTERM (then exit 0) if it goes on replacing its workers: no cluster outlives the test.
+      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [MAIN], {
+          env: {
+            PATH: process.env.PATH ?? '',
+            LOG_FORMAT: 'json',
+            DATABASE_URL: database.url,
+            API_KEYS: KEY,
+            WEB_CONCURRENCY: '2',
+            PORT: '0',
+            METRICS_PORT: String(port),
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          timeout: 15_000,
+        })
+        let [stdout, stderr] = ['', '']
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+        child.once('close', (code) => resolve({ code, stdout, stderr }))
+      })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(
+        `cannot listen on 127.0.0.1:${port} (HOST, METRICS_PORT): address already in use (EADDRINUSE)`,
+      )
+      expect(logLinesOf(result.stdout).filter((l) => l.msg === 'a worker died; replacing it')).toEqual([])
     } finally {
       await new Promise((resolve) => taken.close(resolve))
     }
