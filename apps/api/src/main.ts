@@ -96,6 +96,7 @@ const runCommand = async ([command, ...rest]: ReadonlyArray<string>, named: stri
   // A command's own help needs neither configuration nor database.
   if (command === 'keys' && rest.some(isHelp)) return output.print(KEYS_USAGE)
   if (command === 'openapi' && rest.some(isHelp)) return output.print(OPENAPI_USAGE)
+  if ((command === 'serve' || command === 'migrate') && rest.some(isHelp)) return output.print(USAGE)
   const config = configOf(command, named)
   if (command === 'migrate' && rest.length === 0)
     return (await import('./commands/migrate.js')).migrateCommand(config, output.print)

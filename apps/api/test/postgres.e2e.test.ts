@@ -109,8 +109,23 @@ describe('the built service on PostgreSQL', () => {
       expect(stdout, help.join(' ')).toMatch(/^animal-store (keys|openapi) /)
       expect(stderr).toBe('')
     }
+    // The commands that have no help of their own print everyone's, and run nothing.
+    for (const help of [
+      ['serve', '--help'],
+      ['migrate', '-h'],
+    ]) {
+      const { stdout, stderr } = await noDatabase(...help)
+      expect(stdout, help.join(' ')).toMatch(/^Usage:\n/)
+      expect(stderr).toBe('')
+    }
     // A mistake is a usage error at once, not "works on PostgreSQL: set DATABASE_URL".
-    for (const wrong of [['keys'], ['keys', 'bogus'], ['keys', 'create', '--name', '']])
+    for (const wrong of [
+      ['keys'],
+      ['keys', 'bogus'],
+      ['keys', 'create', '--name', ''],
+      ['keys', 'revoke', 'billing'],
+      ['keys', 'revoke', '-1'],
+    ])
       await expect(noDatabase(...wrong), wrong.join(' ')).rejects.toMatchObject({
         code: 2,
         stderr: expect.not.stringContaining('DATABASE_URL'),

@@ -48,7 +48,14 @@ const parseKeysArgs = (args: ReadonlyArray<string>): KeysAction => {
     return { action, name: name.right }
   }
   if ((action === 'list' || action === 'usage') && rest.length === 0) return { action }
-  if (action === 'revoke' && rest.length === 1) return { action, id: rest[0]! }
+  if (action === 'revoke' && rest.length === 1) {
+    // An id is what `keys list` shows, a positive integer: anything else is a typo, found without a database.
+    if (!/^[1-9][0-9]*$/.test(rest[0]!))
+      throw new UsageError(
+        `ID must be a key's id as "keys list" shows it, such as 3, not ${JSON.stringify(rest[0])}`,
+      )
+    return { action, id: rest[0]! }
+  }
   throw new UsageError(`usage:\n${KEYS_USAGE}`)
 }
 
