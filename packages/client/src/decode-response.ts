@@ -42,7 +42,7 @@ const decodeBody =
       ),
     )
 
-// CONTRACT of fetch: status 0 is an opaque response only, and to a request of the default mode sent with
+// The fetch standard: status 0 is an opaque response only, and to a request of the default mode sent with
 // `redirect: 'manual'` that is an opaque redirect (a browser's answer to a 3xx): status and Location hidden.
 const redirectReason = (res: ReadResponse): string => {
   if (res.status === 0)

@@ -40,7 +40,7 @@ export const startAttempt = (method: string, url: string, resendCount: number): 
 }
 
 // What failed without an answer: an abort, the cause's code (ECONNREFUSED), a timeout, or the error's name.
-// CONTRACT (HTTP spans): error.type is predictable and of low cardinality, so an abort is AbortError (what
+// The HTTP span conventions: error.type is predictable and of low cardinality, so an abort is AbortError (what
 // fetch throws for one) whatever the caller gave abort(): its reason's name or code says nothing of the attempt.
 const failureType = (failure: NetworkFailure | Aborted): string => {
   if (failure._tag === 'Aborted') return 'AbortError'
