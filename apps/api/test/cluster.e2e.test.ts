@@ -4,11 +4,10 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { createServer, type AddressInfo } from 'node:net'
-import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { CLUSTER_KEY as KEY, get, lines, startTwoWorkers as startCluster } from './support/cluster-service.js'
 import { logLinesOf } from './support/log-lines.js'
-import { MAIN } from './support/test-service.js'
+import { runBin } from './support/run-bin.js'
 
 // The CPU time a process has used so far, in ms: utime and stime of /proc/<pid>/stat, in clock
 // ticks of 10 ms (USER_HZ is 100 on Linux). The name, field 2, may hold spaces: split after it.
@@ -100,20 +99,11 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     const port = (taken.address() as AddressInfo).port
     try {
       const started = performance.now()
-      const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [MAIN], {
-          env: {
-            PATH: process.env.PATH ?? '',
-            DATABASE_URL: database.url,
-            API_KEYS: KEY,
-            WEB_CONCURRENCY: '2',
-            PORT: String(port),
-          },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        })
-        let stderr = ''
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-        child.once('close', (code) => resolve({ code, stderr }))
+      const result = await runBin([], {
+        DATABASE_URL: database.url,
+        API_KEYS: KEY,
+        WEB_CONCURRENCY: '2',
+        PORT: String(port),
       })
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(
@@ -134,25 +124,18 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     const port = (taken.address() as AddressInfo).port
     try {
       // Stopped by a SIGTERM (then exit 0) if it goes on replacing its workers: no cluster outlives the test.
-      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [MAIN], {
-          env: {
-            PATH: process.env.PATH ?? '',
-            LOG_FORMAT: 'json',
-            DATABASE_URL: database.url,
-            API_KEYS: KEY,
-            WEB_CONCURRENCY: '2',
-            PORT: '0',
-            METRICS_PORT: String(port),
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-          timeout: 15_000,
-        })
-        let [stdout, stderr] = ['', '']
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-        child.once('close', (code) => resolve({ code, stdout, stderr }))
-      })
+      const result = await runBin(
+        [],
+        {
+          DATABASE_URL: database.url,
+          API_KEYS: KEY,
+          WEB_CONCURRENCY: '2',
+          PORT: '0',
+          METRICS_PORT: String(port),
+        },
+        undefined,
+        15_000,
+      )
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(
         `cannot listen on 127.0.0.1:${port} (HOST, METRICS_PORT): address already in use (EADDRINUSE)`,

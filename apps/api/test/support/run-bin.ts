@@ -7,18 +7,20 @@ export type BinRun = { readonly code: number | null; readonly stdout: string; re
 /**
  * Runs the built bin with `env` (and PATH, LOG_FORMAT=json) alone, to its end. `stdout` may be a file
  * descriptor to write to instead of a pipe (`/dev/full`), or `closed`: a pipe nobody reads, whose writes
- * fail with EPIPE. `stdout` is then empty.
+ * fail with EPIPE. `stdout` is then empty. `timeoutMs`: a SIGTERM then, for a run that might go on for ever.
  */
 export const runBin = (
   args: ReadonlyArray<string>,
   env: Record<string, string>,
   stdout?: number | 'closed',
+  timeoutMs?: number,
 ): Promise<BinRun> =>
   new Promise((resolve, reject) => {
     const stdio: StdioOptions = ['ignore', typeof stdout === 'number' ? stdout : 'pipe', 'pipe']
     const child = spawn(process.execPath, [MAIN, ...args], {
       env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
       stdio,
+      ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
     })
     // This process held the pipe's only read end.
     if (stdout === 'closed') child.stdout!.destroy()
