@@ -5,12 +5,12 @@ import type { JsonSchema } from '@pets/wire'
 const FIELD_NOTES: Readonly<Record<string, Readonly<Record<string, JsonSchema>>>> = {
   Pet: {
     id: { description: 'Assigned by the service on creation; strictly increasing, never reused.' },
-    name: { description: "The pet's name, as sent." },
+    name: { description: "The pet's name." },
     categoryId: { description: 'The category the pet belongs to.' },
     status: { description: 'Availability of the pet.' },
   },
   NewPet: {
-    name: { description: "The pet's name; kept exactly as sent." },
+    name: { description: "The pet's name." },
     categoryId: { description: 'The category the pet belongs to.' },
     status: { description: 'Availability of the pet.', default: DEFAULT_PET_STATUS },
   },
