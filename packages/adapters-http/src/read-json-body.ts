@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
 import { sentMoreThanOnce } from './header-lines.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
+import { repeatedMember } from './json-members.js'
 import { readBodyBytes } from './read-body-bytes.js'
 import type { MalformedRequest, NotImplemented, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
 
@@ -91,7 +92,7 @@ const forbiddenKeyIn = (value: unknown): string | undefined => {
 /**
  * Reads and parses a JSON request body in the contract's order: transfer coding (501), media type (415),
  * size (413), JSON (400). A slow body gets 400 and a closed connection; so does a value nested deeper than
- * MAX_JSON_DEPTH, before it is parsed; prototype keys are refused at any depth.
+ * MAX_JSON_DEPTH, before it is parsed; prototype keys are refused at any depth, and a member name given twice.
  */
 export const readJsonBody = async (
   ctx: Context,
@@ -156,7 +157,13 @@ const parseJson = (text: string): E.Either<BodyProblem, JsonBody> => {
     return malformed('The request body is not valid JSON.')
   }
   const forbidden = MAY_NAME_FORBIDDEN.test(text) ? forbiddenKeyIn(parsed) : undefined
-  return forbidden === undefined
+  if (forbidden !== undefined)
+    return malformed(`The request body must not contain the key "${forbidden}", at any depth.`)
+  const repeated = typeof parsed === 'object' && parsed !== null ? repeatedMember(text) : undefined
+  return repeated === undefined
     ? E.right({ value: parsed, text })
-    : malformed(`The request body must not contain the key "${forbidden}", at any depth.`)
+    : malformed(`Invalid request: ${shownName(repeated)} is given more than once.`)
 }
+
+// As the decoder names an unknown field: `""` for the empty name, a long one cut at 64 characters.
+const shownName = (name: string) => (name === '' ? '""' : name.length <= 64 ? name : `${name.slice(0, 64)}…`)

@@ -122,6 +122,18 @@ const parsed = (text: string) =>
   Buffer.byteLength(text) > MAX_BODY_BYTES
     ? E.left({ _tag: 'PayloadTooLarge', limit: MAX_BODY_BYTES })
     : E.right({ value: JSON.parse(text) as unknown, text })
+// The texts above whose run repeats a member of the top-level object, and how many units of the run
+// repeat it: a body that gives a member twice is refused.
+const REPEATED_MEMBER: Readonly<Record<string, readonly [string, number]>> = {
+  'members whose keys have escapes': ['kA', 2],
+  'the member again and again': ['categoryId', 1],
+}
+const refusedOrParsed = (where: string, units: number, text: string) => {
+  const [repeated, from] = REPEATED_MEMBER[where] ?? ['', Infinity]
+  return units < from || Buffer.byteLength(text) > MAX_BODY_BYTES
+    ? parsed(text)
+    : E.left({ _tag: 'MalformedRequest', reason: `Invalid request: ${repeated} is given more than once.` })
+}
 const notJson = E.left({ _tag: 'MalformedRequest', reason: 'The request body is not valid JSON.' })
 const notUtf8 = E.left({ _tag: 'UnsupportedMediaType', reason: 'The request body must be encoded as UTF-8.' })
 const A_PET = '{"name":"x","categoryId":1}'
@@ -130,7 +142,7 @@ const bodies: ReadonlyArray<Hostile> = [
     where,
     unit,
     call: (run: string) => jsonBody('application/json', text(run)),
-    answer: (run: string) => parsed(text(run)),
+    answer: (run: string) => refusedOrParsed(where, run.length / unit.length, text(run)),
   })),
   ...[' ', '0', '\\', '"'].map((unit) => ({
     where: 'a body that is no JSON',
