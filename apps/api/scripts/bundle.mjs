@@ -10,6 +10,7 @@ import { LAZY_REQUIRES } from './lazy-requires.mjs'
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url))
 const { NODE_FLAGS } = await import(new URL('../dist/node-flags.js', import.meta.url).href)
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 rmSync(`${dist}bin`, { recursive: true, force: true })
 
 // pg asks at import whether it runs in a Cloudflare Worker by building a fetch Response, which loads undici
@@ -64,6 +65,8 @@ await build({
   // Found at run time from the installed packages: pg's optional native binding (never used),
   // and swagger-ui-dist, whose files the docs page serves from its folder.
   external: ['pg-native', 'swagger-ui-dist'],
+  // `animal-store version`: written in at build time (src/version.ts), so that nothing is read to answer it.
+  define: { PETS_API_VERSION: JSON.stringify(version) },
   // The first line runs the file with node and the flags of src/node-flags.ts (none); a chunk's is
   // never read. The CommonJS packages inside call require() for node's modules; an ES module has none.
   banner: {

@@ -14,12 +14,14 @@ import {
 } from './operational-failure.js'
 import { runPrimary } from './run-primary.js'
 import { serve } from './serve.js'
+import { apiVersion } from './version.js'
 
 const USAGE = `Usage:
 animal-store [serve]                   run the service (configured by environment variables: see the README)
 animal-store migrate                   bring the PostgreSQL schema up to date
 ${OPENAPI_USAGE}
-${KEYS_USAGE}`
+${KEYS_USAGE}
+animal-store version                   print the version of this release (also --version)`
 
 // One line, or a heading line and its items below it: `animal-store: cannot start:` then `  - PORT …`.
 const fail = ([heading, ...items]: ReadonlyArray<string>): never => {
@@ -97,6 +99,8 @@ const runCommand = async ([command, ...rest]: ReadonlyArray<string>, named: stri
   if (command === 'keys' && rest.some(isHelp)) return output.print(KEYS_USAGE)
   if (command === 'openapi' && rest.some(isHelp)) return output.print(OPENAPI_USAGE)
   if ((command === 'serve' || command === 'migrate') && rest.some(isHelp)) return output.print(USAGE)
+  if ((command === 'version' || command === '--version') && rest.length === 0)
+    return output.print(apiVersion())
   const config = configOf(command, named)
   if (command === 'migrate' && rest.length === 0)
     return (await import('./commands/migrate.js')).migrateCommand(config, output.print)

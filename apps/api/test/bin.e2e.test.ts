@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { NODE_FLAGS } from '../src/node-flags.js'
 import { pollUntil } from '@pets/domain/testing'
 import { MAIN } from './support/child-service.js'
+import { runBin } from './support/run-bin.js'
 
 const ENV = { PATH: process.env.PATH ?? '', API_KEYS: 'bin-test-key-0123456789abcdef', PORT: '0' }
 
@@ -70,6 +71,19 @@ describe('the bin, run as a file of its own', () => {
     } finally {
       child.kill('SIGTERM')
     }
+  })
+
+  it('prints the version of @pets/api from its package.json, needing no valid configuration, and lists it in help', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string
+    }
+    for (const args of [['version'], ['--version']])
+      expect(await runBin(args, { PORT: 'eighty' }), args[0]).toEqual({
+        code: 0,
+        stdout: `${version}\n`,
+        stderr: '',
+      })
+    expect((await runBin(['help'], {})).stdout).toContain('\nanimal-store version ')
   })
 
   it('prints the OpenAPI document when run directly', async () => {
