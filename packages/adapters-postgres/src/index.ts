@@ -51,6 +51,7 @@ export {
   migrateToLatest,
   MigrationsFromNewerReleaseError,
   MigrationsNeedSessionError,
+  MigrationsStoppedError,
   pendingMigrations,
   requireUtf8Database,
   type MigrationLog,

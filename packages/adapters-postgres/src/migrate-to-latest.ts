@@ -1,13 +1,9 @@
 import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { MIGRATION_LOCK } from './stores/advisory-locks.js'
+import { acquireLock, unlock } from './migration-lock.js'
 import type { StatementRunner } from './runner/index.js'
 import { migrations } from './migrations/index.js'
 
-// Polled rather than awaited with pg_advisory_lock, so that the pool's statement and query
-// timeouts do not end the wait while another instance migrates.
-const LOCK_POLL_MS = 100
-const LOCK_WAIT_MS = 5 * 60_000
+export { MigrationsStoppedError } from './migration-lock.js'
 
 /** Prints a line about the migrations; silent unless given. */
 export type MigrationLog = (line: string) => void
@@ -57,11 +53,14 @@ export const requireUtf8Database = async <DB>(db: Kysely<DB>): Promise<void> => 
  * together, and returns their names. A database that does not keep UTF-8 is refused first (DatabaseEncodingError),
  * then one that a newer release migrated (MigrationsFromNewerReleaseError). Through a pooler only an up-to-date
  * schema passes (one read); else a MigrationsNeedSessionError, since a session lock would stay on a server
- * connection. A migration that fails is the `cause` of the error thrown.
+ * connection. A migration that fails is the `cause` of the error thrown. Once `signal` aborts, a run that has not
+ * taken the lock yet (waiting for another instance, say) stops without it: a MigrationsStoppedError, nothing ran.
+ * A run that took it finishes: its migrations are one transaction.
  */
 export const migrateToLatest = async <DB>(
   target: Kysely<DB> | { readonly db: Kysely<DB>; readonly runner: Pick<StatementRunner, 'connectionFacts'> },
   log: MigrationLog = () => {},
+  { signal }: { readonly signal?: AbortSignal } = {},
 ): Promise<ReadonlyArray<string>> => {
   // A kysely instance made elsewhere is taken to reach PostgreSQL itself.
   const [db, throughPooler] =
@@ -87,7 +86,7 @@ export const migrateToLatest = async <DB>(
           'direct connection to PostgreSQL: set DATABASE_DIRECT_URL (or run `animal-store migrate` with ' +
           'DATABASE_URL on PostgreSQL itself).',
       )
-    await acquireLock(connection, log)
+    await acquireLock(connection, log, signal)
     let failed = true
     try {
       // A newer release may have migrated while this one waited for the lock.
@@ -99,11 +98,9 @@ export const migrateToLatest = async <DB>(
     } finally {
       // When the run failed, its error matters more than a failure to unlock; a broken connection
       // releases the lock anyway.
-      await sql`SELECT pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)})`
-        .execute(connection)
-        .catch((error: unknown) => {
-          if (!failed) throw error
-        })
+      await unlock(connection).catch((error: unknown) => {
+        if (!failed) throw error
+      })
     }
   })
 }
@@ -135,21 +132,6 @@ export const pendingMigrations = async <DB>(db: Kysely<DB>): Promise<ReadonlyArr
     // 42P01 undefined_table: an empty database.
     if ((error as { code?: unknown }).code === '42P01') return known
     throw error
-  }
-}
-
-const acquireLock = async <DB>(connection: Kysely<DB>, log: MigrationLog) => {
-  const giveUpAt = Date.now() + LOCK_WAIT_MS
-  for (let attempt = 0; ; attempt++) {
-    const { rows } = await sql<{ locked: boolean }>`
-      SELECT pg_try_advisory_lock(${sql.lit(MIGRATION_LOCK)}) AS locked`.execute(connection)
-    if (rows[0]?.locked === true) return
-    if (attempt === 0) log('migrations: waiting for another instance that is migrating')
-    if (Date.now() > giveUpAt)
-      throw new Error(
-        `Migrations did not run: another session held the migration lock (advisory lock ${MIGRATION_LOCK}) for over ${LOCK_WAIT_MS / 1000} s.`,
-      )
-    await sleep(LOCK_POLL_MS)
   }
 }
 

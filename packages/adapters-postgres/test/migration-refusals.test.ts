@@ -4,6 +4,7 @@ import {
   MIGRATION_LOCK,
   migrateToLatest,
   MigrationsFromNewerReleaseError,
+  MigrationsStoppedError,
   migrations,
   pendingMigrations,
 } from '../src/index.js'
@@ -79,5 +80,43 @@ describe('migrateToLatest on a database it cannot bring up to date', () => {
     expect(error?.message).toBe(`Migration ${first} failed, so no migration of this run was applied`)
     expect(error?.cause).toMatchObject({ code: '42P07' })
     expect(await pendingMigrations(database.db)).toEqual(Object.keys(migrations))
+  })
+
+  it('stops without the lock when its signal aborts while it waits for another instance: nothing ran', async () => {
+    const fresh = await open({ empty: true })
+    const other = await fresh.pool.connect()
+    try {
+      await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+      const stop = new AbortController()
+      const stopped = migrateToLatest(
+        fresh,
+        (line) => {
+          if (line.includes('waiting for another instance')) stop.abort()
+        },
+        { signal: stop.signal },
+      )
+      await expect(stopped).rejects.toBeInstanceOf(MigrationsStoppedError)
+      await expect(stopped).rejects.toMatchObject({
+        waiting: true,
+        message: 'Migrations did not run: stopped while waiting for another instance that is migrating.',
+      })
+      await other.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+      // It holds no lock, and migrated nothing.
+      expect((await other.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK])).rows).toEqual(
+        [{ locked: true }],
+      )
+      expect(await pendingMigrations(fresh.db)).toEqual(Object.keys(migrations))
+    } finally {
+      other.release(true)
+    }
+  })
+
+  it('runs nothing once its signal has aborted, though nobody holds the lock', async () => {
+    const fresh = await open({ empty: true })
+    await expect(migrateToLatest(fresh, () => {}, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'MigrationsStoppedError',
+      waiting: false,
+    })
+    expect(await pendingMigrations(fresh.db)).toEqual(Object.keys(migrations))
   })
 })
