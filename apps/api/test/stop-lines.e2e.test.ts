@@ -12,10 +12,10 @@ import { logLinesOf } from './support/log-lines.js'
 import { MAIN } from './support/test-service.js'
 
 // The built bin as a process that may never listen: its output, and its exit.
-// `stdout`: a file descriptor to write to instead of a pipe this process reads.
-const spawnService = (env: Record<string, string>, stdout?: number) => {
+// `stdout`: a file descriptor to write to instead of a pipe this process reads; `args`: a command.
+const spawnService = (env: Record<string, string>, stdout?: number, args: ReadonlyArray<string> = []) => {
   const stdio: StdioOptions = ['ignore', stdout ?? 'pipe', 'pipe']
-  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, ...args], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_FORMAT: 'json', ...env },
     stdio,
   })
@@ -67,6 +67,36 @@ describe('the lines a stop ends with', () => {
         exitCode: 0,
       })
       // Nothing migrated: the lock was never had.
+      const tables = await other.query("SELECT 1 FROM pg_tables WHERE tablename = 'pets'")
+      expect(tables.rowCount).toBe(0)
+    })
+
+  for (const [signal, status] of [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)
+    it(`${signal} to "migrate" while it waits for another instance's migrations: one line, exit ${status}, the lock never taken`, async () => {
+      const database = await fresh()
+      const other = await database.pool.connect()
+      cleanups.push(async () => other.release(true))
+      await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+      const migrate = spawnService({ DATABASE_URL: database.url }, undefined, ['migrate'])
+      cleanups.push(async () => migrate.child.kill('SIGKILL'))
+      await expect
+        .poll(migrate.output, { timeout: 20_000 })
+        .toContain('migrations: waiting for another instance that is migrating')
+      migrate.child.kill(signal)
+      expect(await migrate.exited).toEqual({ code: status, signal: null })
+      expect(migrate.output()).toBe(
+        'migrations: waiting for another instance that is migrating\n' +
+          `animal-store: migrate: stopped by ${signal} while waiting for another instance that is migrating; ` +
+          'nothing was migrated\n',
+      )
+      // Free now, and nobody took it: nothing migrated.
+      await other.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+      expect((await other.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK])).rows).toEqual(
+        [{ locked: true }],
+      )
       const tables = await other.query("SELECT 1 FROM pg_tables WHERE tablename = 'pets'")
       expect(tables.rowCount).toBe(0)
     })
