@@ -117,10 +117,11 @@ export const runPrimary = async (
     const backoff = restartBackoff(lived, quickDeaths)
     quickDeaths = backoff.quickDeaths
     const delay = backoff.delayMs
-    logger.error(
-      { worker: worker.process.pid, code, signal, restartInMs: delay },
-      'a worker died; replacing it',
-    )
+    // Exit 0: a worker that stopped cleanly on a SIGTERM sent to it alone (the primary sends none but at its
+    // own stop): nothing failed, but its place was empty.
+    const fields = { worker: worker.process.pid, code, signal, restartInMs: delay }
+    if (code === 0) logger.warn(fields, 'a worker stopped, not asked by the primary; replacing it')
+    else logger.error(fields, 'a worker died; replacing it')
     const timer = setTimeout(() => {
       respawns.delete(timer)
       if (!stopping) fork()

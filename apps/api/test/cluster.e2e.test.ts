@@ -91,6 +91,17 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
       expect(() => process.kill(pid, 0)).toThrow()
   })
 
+  it('replaces a worker that a SIGTERM of its own stopped cleanly, saying so at warn: nothing failed', async () => {
+    const svc = await startTwoWorkers()
+    const [victim] = lines(svc, 'listening').map((l) => l['pid'] as number)
+    process.kill(victim!, 'SIGTERM')
+    await expect.poll(() => lines(svc, 'listening').length, { timeout: 20_000 }).toBe(3)
+    expect(lines(svc, 'a worker stopped, not asked by the primary; replacing it')).toEqual([
+      expect.objectContaining({ level: 40, pid: svc.child.pid, worker: victim, code: 0, signal: null }),
+    ])
+    expect(lines(svc, 'a worker died; replacing it')).toEqual([])
+  })
+
   // METRICS_PORT: each worker opened PORT before it failed, and is no started worker for all that.
   for (const variable of ['PORT', 'METRICS_PORT'] as const)
     it(`ends with the workers' code when they cannot start before any listens (${variable} in use), instead of replacing them for ever`, async () => {
