@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import type { AppConfig } from './config.js'
 import type { LateCheck } from './prepare-database.js'
 import { clusterMetricsPage } from './cluster-metrics.js'
@@ -101,8 +102,7 @@ export const serve = async (
 
 const OPENING = 'opening the listener'
 
-// SIGTERM and SIGINT stop a single process; a second one exits at once. A worker stops on SIGTERM, or when its
-// primary is gone.
+// SIGTERM and SIGINT stop a single process; a second one exits at once. A worker stops on SIGTERM.
 const stopOnSignals = (role: 'single' | 'worker', stop: (reason: string) => void, logger: Logger) => {
   if (role === 'single') {
     let signalled = false
@@ -130,6 +130,14 @@ const stopOnSignals = (role: 'single' | 'worker', stop: (reason: string) => void
     stopping = true
   }
   process.on('SIGTERM', () => stopOnce('SIGTERM'))
-  // Without its primary, nobody would replace or stop this worker.
-  process.on('disconnect', () => stopOnce('the primary is gone'))
+  // A primary gone (SIGKILLed) ends its workers at once: node's cluster emits this event, then exits 0 before
+  // the process's other 'disconnect' listeners run, so nothing drains. This line, written at the exit
+  // (line-buffer.ts), says why.
+  cluster.worker?.once('disconnect', () => {
+    if (cluster.worker?.exitedAfterDisconnect !== true)
+      logger.error(
+        { reason: 'the primary is gone' },
+        'exiting at once: the primary is gone; requests in flight are lost',
+      )
+  })
 }

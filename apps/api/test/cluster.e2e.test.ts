@@ -123,6 +123,19 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
         await new Promise((resolve) => taken.close(resolve))
       }
     })
+  it('has each worker say why it ends at once when its primary is SIGKILLed', async () => {
+    const svc = await startTwoWorkers()
+    const workers = lines(svc, 'listening').map((l) => l['pid'] as number)
+    await svc.stop('SIGKILL')
+    // Node ends a worker whose primary is gone at once; its line is written as it exits.
+    const said = () =>
+      lines(svc, 'exiting at once: the primary is gone; requests in flight are lost')
+        .filter((l) => l['level'] === 50)
+        .map((l) => l['pid'] as number)
+        .sort()
+    await expect.poll(said, { timeout: 10_000 }).toEqual([...workers].sort())
+  })
+
 
   it('collects the metrics of the workers at most once a second, however many scrape at once', async () => {
     const svc = await startTwoWorkers()
