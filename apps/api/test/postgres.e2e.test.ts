@@ -78,6 +78,7 @@ describe('the built service on PostgreSQL', () => {
     expect(listed.stdout).toMatch(/ID\s+NAME\s+CREATED\s+LAST USED\s+REVOKED/)
     expect(listed.stdout).toContain('billing')
     expect(listed.stdout).not.toContain(key)
+    expect(listed.stderr).toBe('')
 
     const id = /^(\d+)\s+billing/m.exec(listed.stdout)![1]!
     await cli(databaseUrl, 'keys', 'revoke', id)
@@ -142,7 +143,17 @@ describe('the built service on PostgreSQL', () => {
       stderr: expect.stringContaining('run "animal-store migrate" first'),
     })
     await cli(databaseUrl, 'migrate')
-    expect((await cli(databaseUrl, 'keys', 'list')).stdout).toMatch(/^ID\s+NAME/)
+    // No key yet: standard output is the table's header alone, as scripts read it; the hint is on stderr.
+    const listed = await cli(databaseUrl, 'keys', 'list')
+    expect(listed.stdout).toMatch(/^ID\s+NAME\s+CREATED\s+LAST USED\s+REVOKED\n$/)
+    expect(listed.stderr).toBe(
+      'animal-store: no keys stored yet (API_KEYS are not listed): create one with "animal-store keys create --name NAME"\n',
+    )
+    const usage = await cli(databaseUrl, 'keys', 'usage')
+    expect(usage.stdout).toMatch(/^ID\s+NAME\s+LAST USED\s.*\n$/)
+    expect(usage.stderr).toBe(
+      'animal-store: no keys stored yet, and no key of API_KEYS has called: create one with "animal-store keys create --name NAME"\n',
+    )
   })
 
   it('refuses a database that does not keep UTF-8: migrate, the key commands and the start, exit 2', async () => {

@@ -39,6 +39,13 @@ type KeysAction =
   | { readonly action: 'list' | 'usage' }
   | { readonly action: 'revoke'; readonly id: string }
 
+// A table without rows is no failure, and scripts read standard output alone: the hint goes to standard error.
+const printTable = (lines: ReadonlyArray<string>, { print }: Output, empty: string) => {
+  lines.forEach((line) => print(line))
+  if (lines.length === 1)
+    process.stderr.write(`animal-store: ${empty}: create one with "animal-store keys create --name NAME"\n`)
+}
+
 // What was asked, checked before any database is opened: a typo costs no connection.
 const parseKeysArgs = (args: ReadonlyArray<string>): KeysAction => {
   const [action, ...rest] = args
@@ -101,16 +108,22 @@ export const keysCommand = (config: AppConfig, args: ReadonlyArray<string>, outp
         return confirmShown(store, issued.record, output)
       }
       case 'list':
-        table(await unwrap(store.list())).forEach((line) => print(line))
-        return
+        return printTable(
+          table(await unwrap(store.list())),
+          output,
+          'no keys stored yet (API_KEYS are not listed)',
+        )
       case 'usage': {
         const records = await unwrap(store.list())
         const usage = await unwrap(createPostgresApiKeyUsageLog(db).list())
         const names = new Map(
           environmentKeys(config.apiKeys, config.apiKeyIdSecret).map((k) => [k.id, k.name]),
         )
-        usageTable(records, usage, DEPRECATED_OPERATIONS, names).forEach((line) => print(line))
-        return
+        return printTable(
+          usageTable(records, usage, DEPRECATED_OPERATIONS, names),
+          output,
+          'no keys stored yet, and no key of API_KEYS has called',
+        )
       }
       case 'revoke': {
         const revoked = await unwrap(store.revoke(asked.id))
