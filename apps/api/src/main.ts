@@ -23,7 +23,8 @@ ${OPENAPI_USAGE}
 ${KEYS_USAGE}
 animal-store version                   print the version of this release (also --version)`
 
-// One line, or a heading line and its items below it: `animal-store: cannot start:` then `  - PORT …`.
+// One line, or a heading line and its items below it: `animal-store: cannot start:` then `  - PORT …`
+// (a command's heading is `animal-store: keys list: cannot run:`).
 const fail = ([heading, ...items]: ReadonlyArray<string>): never => {
   process.stderr.write(`animal-store: ${heading}\n${items.map((item) => `  - ${item}\n`).join('')}`)
   process.exit(2)
@@ -86,7 +87,9 @@ const configOf = (command: string, named: string): AppConfig => {
     stdoutIsTty: process.stdout.isTTY === true,
     describeOnly: command === 'openapi',
   })
-  if (E.isLeft(config)) return fail(['cannot start:', ...config.left])
+  // A command reads the service's variables too, but starts nothing.
+  if (E.isLeft(config))
+    return fail([command === 'serve' ? 'cannot start:' : `${named}: cannot run:`, ...config.left])
   running = { command: named, config: config.right }
   return config.right
 }

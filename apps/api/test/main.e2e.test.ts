@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 // Every answer is checked against the OpenAPI document the process serves.
 import { checkedFetch as fetch } from './support/checked-fetch.js'
+import { runBin } from './support/run-bin.js'
 import { MAIN, startTestService } from './support/test-service.js'
 
 // The built service as a real process, over real HTTP: what `pnpm start` runs.
@@ -85,5 +86,16 @@ describe('the built service (node apps/api/dist/main.js)', () => {
     expect(stderr).toContain('APP_ENV must be one of development, staging, production')
     expect(stderr).toContain('API_KEYS must be')
     expect(stderr).not.toContain('secret-one')
+  })
+
+  it('refuses a command on a bad configuration without saying it cannot start: it starts nothing', async () => {
+    const env = { PORT: 'eighty' }
+    expect(await runBin(['keys', 'list'], env)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'animal-store: keys list: cannot run:\n  - PORT must be an integer from 0 to 65535\n',
+    })
+    expect((await runBin(['migrate'], env)).stderr).toMatch(/^animal-store: migrate: cannot run:\n/)
+    expect((await runBin(['serve'], env)).stderr).toMatch(/^animal-store: cannot start:\n/)
   })
 })
