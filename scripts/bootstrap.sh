@@ -84,8 +84,10 @@ command="${1:-}"
 case "$command" in
   start)
     ensure_pnpm
-    pnpm install --frozen-lockfile
-    exec pnpm start
+    # Standard output is the service's log alone (JSON lines): what installs and builds goes to stderr, and
+    # pnpm -s prints no banner of its own.
+    pnpm install --frozen-lockfile >&2
+    exec pnpm -s start
     ;;
   test | setup-tests)
     ensure_pnpm

@@ -1,5 +1,8 @@
 import { execFile, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { NODE_FLAGS } from '../src/node-flags.js'
 import { pollUntil } from '@pets/domain/testing'
@@ -84,6 +87,28 @@ describe('the bin, run as a file of its own', () => {
         stderr: '',
       })
     expect((await runBin(['help'], {})).stdout).toContain('\nanimal-store version ')
+  })
+
+  it("keeps the root's `pnpm start` standard output for the bin alone: the build's lines go to stderr", async () => {
+    const root = fileURLToPath(new URL('../../../', import.meta.url))
+    const { scripts } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      scripts: { start: string }
+    }
+    // A turbo that writes a banner on stdout, as turbo does; pnpm appends the arguments to the script.
+    const bin = mkdtempSync(join(tmpdir(), 'fake-turbo-'))
+    writeFileSync(join(bin, 'turbo'), '#!/bin/sh\necho "turbo banner"\n', { mode: 0o755 })
+    const started = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+      execFile(
+        'sh',
+        ['-c', `${scripts.start} version`],
+        { cwd: root, env: { PATH: `${bin}:${ENV.PATH}` } },
+        (error, stdout, stderr) => (error ? reject(error) : resolve({ stdout, stderr })),
+      ),
+    ).finally(() => rmSync(bin, { recursive: true }))
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string
+    }
+    expect(started).toEqual({ stdout: `${version}\n`, stderr: 'turbo banner\n' })
   })
 
   it('prints the OpenAPI document when run directly', async () => {
