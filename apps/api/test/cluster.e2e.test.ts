@@ -136,7 +136,6 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     await expect.poll(said, { timeout: 10_000 }).toEqual([...workers].sort())
   })
 
-
   it('collects the metrics of the workers at most once a second, however many scrape at once', async () => {
     const svc = await startTwoWorkers()
     const workers = lines(svc, 'listening').map((l) => l['pid'] as number)
