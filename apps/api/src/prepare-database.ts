@@ -3,6 +3,7 @@ import {
   type PostgresDatabase,
   isUnavailableError,
   migrateToLatest,
+  MigrationsStoppedError,
   sqlstateOf,
   pendingMigrations,
   requireUtf8Database,
@@ -85,16 +86,32 @@ const lateCheckOf = (check: Promise<void>, logger: Logger, giveUp: () => void): 
  * MIGRATE_ON_START=false, and then a check that none is pending) and, in production without API_KEYS, the
  * search for a stored key. So a service that cannot serve refuses to start before it takes the port.
  * Returns what to do when the schema check that a database unreachable at start left to do fails: the
- * caller then stops the service as a refused start would.
+ * caller then stops the service as a refused start would. `stopped` (a stop asked before the service was
+ * ready) ends a wait for the migration lock with nothing migrated; migrations already running finish.
  */
-export const prepareDatabase = async (config: AppConfig, logger: Logger): Promise<LateCheck> => {
+export const prepareDatabase = async (
+  config: AppConfig,
+  logger: Logger,
+  stopped?: AbortSignal,
+): Promise<LateCheck> => {
   const storage = config.storage
   if (storage.kind !== 'postgres') return {}
   return withDatabase(config, 'serve', async (database) => {
     const { db } = database
     let deferred: Promise<void> | undefined
     let late: AbortController | undefined
-    if (storage.migrateOnStart) await migrateToLatest(database, (line) => logger.info(line))
+    if (storage.migrateOnStart)
+      try {
+        await migrateToLatest(
+          database,
+          (line) => logger.info(line),
+          stopped === undefined ? {} : { signal: stopped },
+        )
+      } catch (error) {
+        // Stopped before the start took the migration lock: nothing ran, and the caller ends the start.
+        if (error instanceof MigrationsStoppedError) return {}
+        throw error
+      }
     else
       try {
         await requireMigrated(database)

@@ -38,10 +38,13 @@ export const runPrimary = async (
 ): Promise<void> => {
   // Until the workers are forked, a signal ends the start where it is, as one process's would.
   // The exit waits for the log's buffer: meanwhile nothing is forked, and a second signal exits at once.
+  // A stop also ends a wait for the migration lock, with nothing migrated.
   let stoppedEarly = false
+  const stopped = new AbortController()
   const early = (signal: NodeJS.Signals) => {
     if (!stoppedEarly) {
       stoppedEarly = true
+      stopped.abort()
       return stopBeforeReady(logger, signal, 'preparing the database')
     }
     logger.warn({ signal }, 'second signal: exiting at once')
@@ -50,7 +53,7 @@ export const runPrimary = async (
   process.on('SIGTERM', early).on('SIGINT', early)
   const lateCheck: LateCheck =
     config.storage.kind === 'postgres'
-      ? await (await import('./prepare-database.js')).prepareDatabase(config, logger)
+      ? await (await import('./prepare-database.js')).prepareDatabase(config, logger, stopped.signal)
       : {}
   if (stoppedEarly) return new Promise<never>(() => {})
   process.off('SIGTERM', early).off('SIGINT', early)

@@ -23,7 +23,9 @@ export const serve = async (
   let starting: string | undefined = 'starting'
   let running: RunningServer | undefined = undefined
   let askedWhileOpening: string | undefined
-  // Stopped before it was ready: the exit waits for the log's buffer, and the start must not go on meanwhile.
+  // Stopped before it was ready: the exit waits for the log's buffer, and the start must not go on meanwhile
+  // (nor take the migration lock it waits for).
+  const early = new AbortController()
   let stoppedEarly = false
   const never = () => new Promise<never>(() => {})
   let tracing: Tracing | undefined = undefined
@@ -34,6 +36,7 @@ export const serve = async (
       if (starting === OPENING) askedWhileOpening ??= reason
       else {
         stoppedEarly = true
+        early.abort()
         stopBeforeReady(logger, reason, starting ?? 'starting')
       }
       return
@@ -65,7 +68,7 @@ export const serve = async (
   starting = 'preparing the database'
   const lateCheck: LateCheck =
     role === 'single' && config.storage.kind === 'postgres'
-      ? await (await import('./prepare-database.js')).prepareDatabase(config, logger)
+      ? await (await import('./prepare-database.js')).prepareDatabase(config, logger, early.signal)
       : {}
   if (stoppedEarly) return never()
   starting = OPENING

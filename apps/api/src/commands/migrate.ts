@@ -3,7 +3,7 @@ import { constants } from 'node:os'
 import type { AppConfig } from '../config.js'
 import { withDatabase } from './with-database.js'
 
-// CONTRACT: a migrate that a signal stopped exits as the shell reports a command killed by it (130 for
+// A migrate that a signal stopped exits as the shell reports a command killed by it (130 for
 // SIGINT, 143 for SIGTERM): not done, so a release job's next step does not run.
 const statusOf = (signal: NodeJS.Signals) => 128 + constants.signals[signal]
 
