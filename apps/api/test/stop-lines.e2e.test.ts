@@ -1,14 +1,12 @@
 import { MIGRATION_LOCK } from '@pets/adapters-postgres'
-import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
-import { execFileSync, spawn, type StdioOptions } from 'node:child_process'
-import { closeSync, constants, mkdtempSync, openSync, writeSync } from 'node:fs'
-import { createConnection, createServer, Socket, type AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { freePort, openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { spawn, type StdioOptions } from 'node:child_process'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { LOG_FLUSH_INTERVAL_MS } from '../src/logger.js'
 import { NODE_FLAGS } from '../src/node-flags.js'
 import { logLinesOf } from './support/log-lines.js'
+import { listening, sessionsBeside, waitingForLock } from './support/start-probes.js'
+import { undrainedPipe } from './support/undrained-pipe.js'
 import { MAIN } from './support/test-service.js'
 
 // The built bin as a process that may never listen: its output, and its exit.
@@ -157,73 +155,3 @@ describe('the lines a stop ends with', () => {
     expect(stopped.at(-1)).toMatchObject({ level: 30, msg: 'stopped', outcome: 'clean', exitCode: 0 })
   })
 })
-
-// A FIFO full before its writer starts: `writer` for the child, then `drain` reads it all.
-const undrainedPipe = () => {
-  const path = join(mkdtempSync(join(tmpdir(), 'undrained-')), 'stdout')
-  execFileSync('mkfifo', [path])
-  // Opened without blocking, so that the writers' opens find a reader; read through a socket.
-  const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
-  const filler = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK)
-  const page = Buffer.alloc(4096, '\n')
-  try {
-    for (;;) writeSync(filler, page)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
-  } finally {
-    closeSync(filler)
-  }
-  let writer: number | undefined = openSync(path, constants.O_WRONLY)
-  let socket: Socket | undefined
-  return {
-    writer,
-    /** The child holds its own copy now. */
-    handedOver: () => {
-      if (writer !== undefined) closeSync(writer)
-      writer = undefined
-    },
-    drain: () =>
-      new Promise<string>((resolve) => {
-        socket = new Socket({ fd: reader, readable: true, writable: false })
-        let text = ''
-        socket.on('data', (chunk: Buffer) => (text += chunk.toString()))
-        socket.on('end', () => resolve(text))
-      }),
-    close: () => {
-      if (writer !== undefined) closeSync(writer)
-      if (socket === undefined) closeSync(reader)
-      else socket.destroy()
-    },
-  }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-
-const listening = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = createConnection(port, '127.0.0.1')
-    socket.once('connect', () => resolve(true)).once('error', () => resolve(false))
-    socket.once('close', () => socket.destroy())
-  }).finally(() => undefined)
-
-// The sessions of the database but `client`'s own.
-const sessionsBeside = async (client: { query: (sql: string) => Promise<{ rowCount: number | null }> }) =>
-  (
-    await client.query(
-      'SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    )
-  ).rowCount ?? 0
-
-// It polls the lock (migration-lock.ts): its session's last statement tried it.
-const waitingForLock = async (client: { query: (sql: string) => Promise<{ rowCount: number | null }> }) =>
-  ((
-    await client.query(
-      "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_try_advisory_lock%'",
-    )
-  ).rowCount ?? 0) > 0
