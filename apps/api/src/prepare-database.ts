@@ -3,6 +3,7 @@ import {
   type PostgresDatabase,
   isUnavailableError,
   migrateToLatest,
+  MigrationsFromNewerReleaseError,
   MigrationsStoppedError,
   sqlstateOf,
   pendingMigrations,
@@ -81,6 +82,31 @@ const lateCheckOf = (check: Promise<void>, logger: Logger, giveUp: () => void): 
   }
 }
 
+// A start that migrates, on a database that a newer release migrated (a rolling upgrade, or its rollback):
+// once every migration this release knows has run, it runs beside that release, as MIGRATE_ON_START=false
+// does, saying so; `animal-store migrate` of this release still refuses such a database. Returns whether a
+// stop ended the wait for the migration lock.
+const migrated = async (database: PostgresDatabase, logger: Logger, stopped?: AbortSignal) => {
+  try {
+    await migrateToLatest(
+      database,
+      (line) => logger.info(line),
+      stopped === undefined ? {} : { signal: stopped },
+    )
+    return false
+  } catch (error) {
+    if (error instanceof MigrationsStoppedError) return true
+    if (!(error instanceof MigrationsFromNewerReleaseError)) throw error
+    await requireMigrated(database)
+    logger.warn(
+      { migrations: error.migrations },
+      'migrations: the database was migrated by a newer release (it ran migrations this release does not ' +
+        'know); every migration of this release has run, so it runs beside that release, migrating nothing',
+    )
+    return false
+  }
+}
+
 /**
  * What runs once before the service listens, on a connection of its own: the migrations (unless
  * MIGRATE_ON_START=false, and then a check that none is pending) and, in production without API_KEYS, the
@@ -100,19 +126,10 @@ export const prepareDatabase = async (
     const { db } = database
     let deferred: Promise<void> | undefined
     let late: AbortController | undefined
-    if (storage.migrateOnStart)
-      try {
-        await migrateToLatest(
-          database,
-          (line) => logger.info(line),
-          stopped === undefined ? {} : { signal: stopped },
-        )
-      } catch (error) {
-        // Stopped before the start took the migration lock: nothing ran, and the caller ends the start.
-        if (error instanceof MigrationsStoppedError) return {}
-        throw error
-      }
-    else
+    if (storage.migrateOnStart) {
+      // Stopped before the start took the migration lock: nothing ran, and the caller ends the start.
+      if (await migrated(database, logger, stopped)) return {}
+    } else
       try {
         await requireMigrated(database)
       } catch (error) {

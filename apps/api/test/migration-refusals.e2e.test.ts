@@ -1,5 +1,6 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
 import { afterEach, describe, expect, inject, it } from 'vitest'
+import { startChild } from './support/child-service.js'
 import { usePgBouncer } from './support/pgbouncer.js'
 import { logLinesOf } from './support/log-lines.js'
 import { runBin, type BinRun } from './support/run-bin.js'
@@ -36,13 +37,25 @@ describe('migrations that cannot run, from the built bin', () => {
   const pgbouncer = usePgBouncer()
   const serveEnv = { API_KEYS: 'migration-refusals-e2e-key', PORT: '0', SHUTDOWN_DELAY_MS: '0' }
 
-  it('a database that a newer release migrated: migrate and serve refuse it, saying to run that release', async () => {
+  it('a database that a newer release migrated: migrate refuses it, saying to run that release; a start runs beside it', async () => {
     const database = await fresh(false)
     await database.pool.query(
       "INSERT INTO kysely_migration (name, timestamp) VALUES ('2099-01-01-0010-future', now()::text)",
     )
     expectRefused(await runBin(['migrate'], { DATABASE_URL: database.url }), NEWER, false)
-    expectRefused(await runBin([], { ...serveEnv, DATABASE_URL: database.url }), NEWER, true)
+    // A rolling upgrade: an instance of the older release (re)started after the newer one migrated.
+    const service = await startChild({ mode: 'child', env: { ...serveEnv, DATABASE_URL: database.url } })
+    try {
+      expect((await service.get('/v1/pets', serveEnv.API_KEYS)).status).toBe(200)
+      expect(logLinesOf(service.output()).filter((line) => line.level === 40)).toEqual([
+        expect.objectContaining({
+          msg: expect.stringMatching(/^migrations: the database was migrated by a newer release/),
+          migrations: ['2099-01-01-0010-future'],
+        }),
+      ])
+    } finally {
+      expect(await service.stop()).toBe(0)
+    }
   })
 
   it('a database without the schema through PgBouncer alone: migrate and serve refuse it, asking for DATABASE_DIRECT_URL', async () => {
