@@ -104,13 +104,14 @@ const runCommand = async ([command, ...rest]: ReadonlyArray<string>, named: stri
   if ((command === 'serve' || command === 'migrate') && rest.some(isHelp)) return output.print(USAGE)
   if ((command === 'version' || command === '--version') && rest.length === 0)
     return output.print(apiVersion())
+  // Known before the configuration is read: an unknown command is named so, whatever the variables say.
+  const known = (command === 'migrate' && rest.length === 0) || command === 'keys' || command === 'openapi'
+  if (!known) return fail([`unknown command "${[command, ...rest].join(' ')}"; usage:\n${USAGE}`])
   const config = configOf(command, named)
-  if (command === 'migrate' && rest.length === 0)
+  if (command === 'migrate')
     return (await import('./commands/migrate.js')).migrateCommand(config, output.print)
   if (command === 'keys') return (await import('./commands/keys.js')).keysCommand(config, rest, output)
-  if (command === 'openapi')
-    return (await import('./commands/openapi.js')).openapiCommand(config, rest, output.print)
-  return fail([`unknown command "${[command, ...rest].join(' ')}"; usage:\n${USAGE}`])
+  return (await import('./commands/openapi.js')).openapiCommand(config, rest, output.print)
 }
 
 // The command as the operator's line names it: `serve`, `migrate`, `keys list`.

@@ -10,6 +10,11 @@ import { MAIN } from './support/child-service.js'
 import { runBin } from './support/run-bin.js'
 
 const ENV = { PATH: process.env.PATH ?? '', API_KEYS: 'bin-test-key-0123456789abcdef', PORT: '0' }
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
+// The service as tsc builds it, before the bundle: what `main.e2e` runs.
+const UNBUNDLED = fileURLToPath(new URL('../dist/main.js', import.meta.url))
 
 describe('the bin, run as a file of its own', () => {
   it('starts node with the flags of src/node-flags.ts (none), from its first line', async () => {
@@ -77,9 +82,6 @@ describe('the bin, run as a file of its own', () => {
   })
 
   it('prints the version of @pets/api from its package.json, needing no valid configuration, and lists it in help', async () => {
-    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      version: string
-    }
     for (const args of [['version'], ['--version']])
       expect(await runBin(args, { PORT: 'eighty' }), args[0]).toEqual({
         code: 0,
@@ -87,6 +89,21 @@ describe('the bin, run as a file of its own', () => {
         stderr: '',
       })
     expect((await runBin(['help'], {})).stdout).toContain('\nanimal-store version ')
+    // Unbundled, where esbuild wrote no version in: read from package.json.
+    const unbundled = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [UNBUNDLED, 'version'], { env: ENV }, (error, out) =>
+        error ? reject(error) : resolve(out),
+      ),
+    )
+    expect(unbundled).toBe(`${version}\n`)
+  })
+
+  it('names an unknown command so, whatever the variables say (not a refusal of the configuration)', async () => {
+    for (const args of [['frobnicate'], ['version', 'extra'], ['migrate', 'now']]) {
+      const run = await runBin(args, { PORT: 'eighty' })
+      expect(run.code, args.join(' ')).toBe(2)
+      expect(run.stderr).toMatch(new RegExp(`^animal-store: unknown command "${args.join(' ')}"; usage:\n`))
+    }
   })
 
   it("keeps the root's `pnpm start` standard output for the bin alone: the build's lines go to stderr", async () => {
@@ -105,9 +122,6 @@ describe('the bin, run as a file of its own', () => {
         (error, stdout, stderr) => (error ? reject(error) : resolve({ stdout, stderr })),
       ),
     ).finally(() => rmSync(bin, { recursive: true }))
-    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      version: string
-    }
     expect(started).toEqual({ stdout: `${version}\n`, stderr: 'turbo banner\n' })
   })
 
