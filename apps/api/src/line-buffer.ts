@@ -125,6 +125,11 @@ export class LineBuffer extends EventEmitter {
     }
   }
 
+  /** Drops what waits and what comes, with one line on stderr saying `reason`: for an exit that waits no more. */
+  abandon(reason: string): void {
+    if (!this.destroyed) this.fail(new Error(reason))
+  }
+
   /** Stops the periodic flush; what waits is written at once. */
   end(): void {
     clearInterval(this.timer)
@@ -158,6 +163,8 @@ export class LineBuffer extends EventEmitter {
   }
 
   private send(data: Buffer, offset: number): void {
+    // Abandoned meanwhile (abandon): the rest of this batch is dropped with the others.
+    if (this.destroyed) return
     write(this.fd, data, offset, data.length - offset, null, (error, written) => {
       if (error !== null) {
         if (error.code === 'EAGAIN') return void setTimeout(() => this.send(data, offset), 5)

@@ -83,6 +83,8 @@ type BufferedDestination = {
   /** True while a write of the buffer is under way. */
   readonly _writing: boolean
   flushSync(): void
+  /** Drops what waits, saying so: the exit will not wait any longer (LineBuffer's; sonic-boom has none). */
+  abandon?(reason: string): void
   once(event: Wake | 'close' | 'error', listener: () => void): BufferedDestination
   off(event: Wake | 'close' | 'error', listener: () => void): BufferedDestination
 }
@@ -132,7 +134,13 @@ export const flushLogs = (logger: Logger): Promise<void> =>
  * through here. A reader that reads nothing for 10 s is given up (here, and in LineBuffer's flushSync).
  */
 export const exitAfterFlush = (logger: Logger, code: number): void => {
-  setTimeout(() => process.exit(code), EXIT_FLUSH_TIMEOUT_MS)
+  setTimeout(() => {
+    // A write still under way: its reader took nothing for all that time, and the exit writes no more after it.
+    const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym]
+    if (isBuffered(stream) && stream._writing)
+      stream.abandon?.(`its reader took nothing for ${EXIT_FLUSH_TIMEOUT_MS / 1000} s at exit`)
+    process.exit(code)
+  }, EXIT_FLUSH_TIMEOUT_MS)
   void flushLogs(logger).then(() => process.exit(code))
 }
 

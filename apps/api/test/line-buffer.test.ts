@@ -1,6 +1,15 @@
 import { execFileSync } from 'node:child_process'
 import type * as Fs from 'node:fs'
-import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -87,25 +96,69 @@ describe('LineBuffer on a stream that fails', () => {
 })
 
 describe('LineBuffer at exit, on a pipe whose reader has stopped reading', () => {
-  it('waits for the reader a bounded time, then drops its lines and says so on stderr', () => {
+  // A FIFO full to the brim: every write now answers EAGAIN. Closed by `close`.
+  const fullPipe = () => {
     const fifo = join(dir, 'fifo')
     execFileSync('mkfifo', [fifo])
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
     const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
-    // Full to the brim: every write now answers EAGAIN.
     const page = Buffer.alloc(4096, '\n')
     expect(() => {
       for (;;) writeSync(fd, page)
     }).toThrow(expect.objectContaining({ code: 'EAGAIN' }))
-    const buffer = new LineBuffer(fd, 1 << 20, 10_000, 200)
-    buffer.write('{"msg":"stopped"}\n')
-    buffer.flushSync()
-    expect(buffer.destroyed).toBe(true)
-    expect(stderr).toEqual([
-      'animal-store: the log cannot be written (its reader took nothing for 0.2 s at exit); its lines are dropped\n',
-    ])
-    buffer.end()
-    closeSync(fd)
-    closeSync(reader)
+    // What the reader finds now, once it reads again.
+    const read = () => {
+      const chunk = Buffer.alloc(1 << 17)
+      try {
+        return chunk.toString('utf8', 0, readSync(reader, chunk))
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return ''
+        throw error
+      }
+    }
+    return { fd, read, close: () => [fd, reader].forEach((open) => closeSync(open)) }
+  }
+
+  it('waits for the reader a bounded time, then drops its lines and says so on stderr', () => {
+    const pipe = fullPipe()
+    try {
+      const buffer = new LineBuffer(pipe.fd, 1 << 20, 10_000, 200)
+      buffer.write('{"msg":"stopped"}\n')
+      buffer.flushSync()
+      expect(buffer.destroyed).toBe(true)
+      expect(stderr).toEqual([
+        'animal-store: the log cannot be written (its reader took nothing for 0.2 s at exit); its lines are dropped\n',
+      ])
+      buffer.end()
+    } finally {
+      pipe.close()
+    }
+  })
+
+  it('drops a write under way and what waits when the exit gives up on it, saying why once', async () => {
+    const pipe = fullPipe()
+    try {
+      const buffer = new LineBuffer(pipe.fd, 1, 10_000)
+      buffer.write('{"msg":"first"}\n')
+      expect(buffer._writing).toBe(true)
+      buffer.write('{"msg":"second"}\n')
+      buffer.abandon('its reader took nothing for 10 s at exit')
+      buffer.abandon('again')
+      expect(buffer.destroyed).toBe(true)
+      expect(buffer.write('{"msg":"third"}\n')).toBe(false)
+      // Nothing is written at exit after the part of a line left, nor retried once the reader reads again (a
+      // retry sent before abandon() has ended meanwhile, with EAGAIN, since the pipe was still full).
+      buffer.flushSync()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(pipe.read().trim()).toBe('')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(pipe.read()).toBe('')
+      expect(stderr).toEqual([
+        'animal-store: the log cannot be written (its reader took nothing for 10 s at exit); its lines are dropped\n',
+      ])
+      buffer.end()
+    } finally {
+      pipe.close()
+    }
   })
 })
