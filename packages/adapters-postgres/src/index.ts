@@ -60,6 +60,7 @@ export { migrations } from './migrations/index.js'
 export { API_KEYS_CHANNEL } from './stores/api-key-cache.js'
 export {
   createPostgresApiKeyStore,
+  isKeyId,
   type PostgresApiKeyStore,
   type PostgresApiKeyStoreOptions,
 } from './stores/postgres-api-key-store.js'

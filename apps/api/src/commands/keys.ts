@@ -2,6 +2,7 @@ import { DEPRECATED_OPERATIONS } from '@pets/adapters-http'
 import {
   createPostgresApiKeyStore,
   createPostgresApiKeyUsageLog,
+  isKeyId,
   requireUtf8Database,
   sqlstateOf,
 } from '@pets/adapters-postgres'
@@ -56,8 +57,9 @@ const parseKeysArgs = (args: ReadonlyArray<string>): KeysAction => {
   }
   if ((action === 'list' || action === 'usage') && rest.length === 0) return { action }
   if (action === 'revoke' && rest.length === 1) {
-    // An id is what `keys list` shows, a positive integer: anything else is a typo, found without a database.
-    if (!/^[1-9][0-9]*$/.test(rest[0]!))
+    // An id is what `keys list` shows, a positive integer (an int8): anything else is a typo, found without a
+    // database.
+    if (!isKeyId(rest[0]!))
       throw new UsageError(
         `ID must be a key's id as "keys list" shows it, such as 3, not ${JSON.stringify(rest[0])}`,
       )

@@ -1,4 +1,4 @@
-import type { ApiKeyId, ApiKeyOwner, ApiKeyRecord, ApiKeyStore, KeyLookup } from '@pets/domain'
+import type { ApiKeyOwner, ApiKeyRecord, ApiKeyStore, KeyLookup } from '@pets/domain'
 import { apiKeyDigest, generateApiKey } from '@pets/wire/api-key-secret'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
@@ -46,10 +46,12 @@ export type PostgresApiKeyStore = ApiKeyStore & {
   readonly byDigest: KeyLookup
 }
 
-// Ids are int8 as decimal strings; anything else names no key, and must not reach the SQL as a
-// value PostgreSQL would refuse with an error.
 const INT8_MAX = 9223372036854775807n
-const isKeyId = (id: ApiKeyId): boolean => /^[1-9][0-9]{0,18}$/.test(id) && BigInt(id) <= INT8_MAX
+/**
+ * Whether `id` can name a stored key: ids are int8 as decimal strings; anything else names no key, and must
+ * not reach the SQL as a value PostgreSQL would refuse with an error.
+ */
+export const isKeyId = (id: string): boolean => /^[1-9][0-9]{0,18}$/.test(id) && BigInt(id) <= INT8_MAX
 
 const recordColumns = ['id', 'name', 'created_at', 'revoked_at', 'last_used_at'] as const
 const toRecord = (row: Pick<ApiKeyRow, (typeof recordColumns)[number]>): ApiKeyRecord => ({

@@ -1,0 +1,124 @@
+import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { afterEach, describe, expect, inject, it } from 'vitest'
+// Every answer is checked against the OpenAPI document the process serves.
+import { checkedFetch as fetch } from './support/checked-fetch.js'
+import { MAIN, startTestService } from './support/test-service.js'
+
+const exec = promisify(execFile)
+const cli = (databaseUrl: string, ...args: Array<string>) =>
+  exec(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
+  })
+const list = (url: string, key: string) =>
+  fetch(`${url}/v1/pets?limit=100`, { headers: { Authorization: `Bearer ${key}` } })
+
+// `animal-store keys …` of the built bin, on a real PostgreSQL, and the service that reads the keys it stores.
+describe('the key commands', () => {
+  const opened: Array<FreshDatabase> = []
+  const fresh = async (empty = false) => {
+    const database = await openFreshDatabase(inject('postgres'), { empty })
+    opened.push(database)
+    return database
+  }
+  afterEach(async () => {
+    for (const database of opened.splice(0)) await database.close()
+  })
+
+  it('manages keys from the command line: printed once, listed without the key, revoked at once', async () => {
+    const { url: databaseUrl } = await fresh()
+    const created = await cli(databaseUrl, 'keys', 'create', '--name', 'billing')
+    const key = created.stdout.trim().split('\n').at(-1)!
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/)
+
+    const svc = await startTestService({
+      mode: 'child',
+      env: { DATABASE_URL: databaseUrl, API_KEYS: 'env-key' },
+    })
+    expect((await list(svc.url, key)).status).toBe(200)
+    expect((await list(svc.url, 'env-key')).status).toBe(200)
+
+    const listed = await cli(databaseUrl, 'keys', 'list')
+    expect(listed.stdout).toMatch(/ID\s+NAME\s+CREATED\s+LAST USED\s+REVOKED/)
+    expect(listed.stdout).toContain('billing')
+    expect(listed.stdout).not.toContain(key)
+    expect(listed.stderr).toBe('')
+
+    const id = /^(\d+)\s+billing/m.exec(listed.stdout)![1]!
+    await cli(databaseUrl, 'keys', 'revoke', id)
+    expect((await list(svc.url, key)).status).toBe(401)
+    expect((await list(svc.url, 'env-key')).status).toBe(200)
+    expect(await svc.stop()).toBe(0)
+    expect(svc.output()).not.toContain(key)
+
+    // Revoking again fails no script: the key is refused either way. An id no key has is an error.
+    expect((await cli(databaseUrl, 'keys', 'revoke', id)).stdout).toBe(
+      `Key ${id} (billing) was already revoked; it is refused.\n`,
+    )
+    await expect(cli(databaseUrl, 'keys', 'revoke', '999999')).rejects.toMatchObject({
+      code: 2,
+      stderr: 'animal-store: no key with id 999999 is active\n',
+    })
+    await expect(cli(databaseUrl, 'keys', 'create')).rejects.toMatchObject({ code: 2 })
+  })
+
+  it('checks the arguments of the key commands, and prints their help, without a database', async () => {
+    const noDatabase = (...args: Array<string>) =>
+      exec(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '' } })
+    for (const help of [
+      ['keys', '--help'],
+      ['keys', 'create', '-h'],
+      ['openapi', '--help'],
+    ]) {
+      const { stdout, stderr } = await noDatabase(...help)
+      expect(stdout, help.join(' ')).toMatch(/^animal-store (keys|openapi) /)
+      expect(stderr).toBe('')
+    }
+    // The commands that have no help of their own print everyone's, and run nothing.
+    for (const help of [
+      ['serve', '--help'],
+      ['migrate', '-h'],
+    ]) {
+      const { stdout, stderr } = await noDatabase(...help)
+      expect(stdout, help.join(' ')).toMatch(/^Usage:\n/)
+      expect(stderr).toBe('')
+    }
+    // A mistake is a usage error at once, not "works on PostgreSQL: set DATABASE_URL".
+    for (const wrong of [
+      ['keys'],
+      ['keys', 'bogus'],
+      ['keys', 'create', '--name', ''],
+      ['keys', 'revoke', 'billing'],
+      ['keys', 'revoke', '-1'],
+      ['keys', 'revoke', '99999999999999999999'],
+    ])
+      await expect(noDatabase(...wrong), wrong.join(' ')).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.not.stringContaining('DATABASE_URL'),
+      })
+    // `--out -` is standard output.
+    const { stdout } = await noDatabase('openapi', '--out', '-')
+    expect(JSON.parse(stdout)).toMatchObject({ openapi: '3.1.0' })
+  })
+
+  it('asks for the migrations when a key command meets a database without the schema', async () => {
+    const { url: databaseUrl } = await fresh(true)
+    await expect(cli(databaseUrl, 'keys', 'list')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('run "animal-store migrate" first'),
+    })
+    await cli(databaseUrl, 'migrate')
+    // No key yet: standard output is the table's header alone, as scripts read it; the hint is on stderr.
+    const listed = await cli(databaseUrl, 'keys', 'list')
+    expect(listed.stdout).toMatch(/^ID\s+NAME\s+CREATED\s+LAST USED\s+REVOKED\n$/)
+    expect(listed.stderr).toBe(
+      'animal-store: no keys stored yet (API_KEYS are not listed): create one with "animal-store keys create --name NAME"\n',
+    )
+    const usage = await cli(databaseUrl, 'keys', 'usage')
+    expect(usage.stdout).toMatch(/^ID\s+NAME\s+LAST USED\s.*\n$/)
+    expect(usage.stderr).toBe(
+      'animal-store: no keys stored yet, and no key of API_KEYS has called: create one with "animal-store keys create --name NAME"\n',
+    )
+  })
+})
