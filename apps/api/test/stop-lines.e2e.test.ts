@@ -99,48 +99,49 @@ describe('the lines a stop ends with', () => {
       expect(tables.rowCount).toBe(0)
     })
 
-  it('SIGTERM while waiting for the migration lock, on a stdout that does not drain: the start goes no further', async () => {
-    const database = await fresh()
-    const other = await database.pool.connect()
-    cleanups.push(async () => other.release(true))
-    await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
-    // A log reader that has stopped reading: a FIFO filled to the brim before the service writes a line.
-    const stdout = undrainedPipe()
-    cleanups.push(async () => stdout.close())
-    const port = await freePort()
-    const svc = spawnService(
-      { DATABASE_URL: database.url, API_KEYS: 'k1', PORT: String(port) },
-      stdout.writer,
-    )
-    cleanups.push(async () => svc.child.kill('SIGKILL'))
-    stdout.handedOver()
-    // Its log is stuck: the database shows it trying the lock.
-    await expect.poll(() => waitingForLock(other), { timeout: 20_000 }).toBe(true)
-    // Its log's timer (LOG_FLUSH_INTERVAL_MS) has begun a write that cannot end: the exit waits for it while
-    // the event loop runs (a stop with no write under way would write synchronously, and hang there).
-    await new Promise((resolve) => setTimeout(resolve, 3 * LOG_FLUSH_INTERVAL_MS))
-    svc.child.kill('SIGTERM')
-    // Its 'stopped before it was ready' waits for the log. It stops waiting for the lock, and closes its session.
-    await expect.poll(() => sessionsBeside(other), { timeout: 20_000 }).toBe(0)
-    await other.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
-    // Nothing after the stop goes on, though the exit still waits for the log.
-    for (let i = 0; i < 10; i++) {
-      expect(await listening(port), 'listening after a stop asked before it was ready').toBe(false)
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-    // Nothing migrated: the lock was never had.
-    expect((await other.query("SELECT 1 FROM pg_tables WHERE tablename = 'pets'")).rowCount).toBe(0)
-    const output = stdout.drain()
-    expect(await svc.exited).toEqual({ code: 0, signal: null })
-    const lines = logLinesOf(await output)
-    expect(lines.map((line) => line.msg)).not.toContain('listening')
-    expect(lines.at(-1)).toMatchObject({
-      msg: 'stopped before it was ready',
-      reason: 'SIGTERM',
-      during: 'preparing the database',
-      exitCode: 0,
+  for (const webConcurrency of ['1', '2'])
+    it(`SIGTERM while waiting for the migration lock, on a stdout that does not drain (WEB_CONCURRENCY=${webConcurrency}): the start goes no further`, async () => {
+      const database = await fresh()
+      const other = await database.pool.connect()
+      cleanups.push(async () => other.release(true))
+      await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+      // A log reader that has stopped reading: a FIFO filled to the brim before the service writes a line.
+      const stdout = undrainedPipe()
+      cleanups.push(async () => stdout.close())
+      const port = await freePort()
+      const svc = spawnService(
+        { DATABASE_URL: database.url, API_KEYS: 'k1', PORT: String(port), WEB_CONCURRENCY: webConcurrency },
+        stdout.writer,
+      )
+      cleanups.push(async () => svc.child.kill('SIGKILL'))
+      stdout.handedOver()
+      // Its log is stuck: the database shows it trying the lock.
+      await expect.poll(() => waitingForLock(other), { timeout: 20_000 }).toBe(true)
+      // Its log's timer (LOG_FLUSH_INTERVAL_MS) has begun a write that cannot end: the exit waits for it while
+      // the event loop runs (a stop with no write under way would write synchronously, and hang there).
+      await new Promise((resolve) => setTimeout(resolve, 10 * LOG_FLUSH_INTERVAL_MS))
+      svc.child.kill('SIGTERM')
+      // Its 'stopped before it was ready' waits for the log. It stops waiting for the lock, and closes its session.
+      await expect.poll(() => sessionsBeside(other), { timeout: 20_000 }).toBe(0)
+      await other.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+      // Nothing after the stop goes on, though the exit still waits for the log.
+      for (let i = 0; i < 10; i++) {
+        expect(await listening(port), 'listening after a stop asked before it was ready').toBe(false)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      // Nothing migrated: the lock was never had.
+      expect((await other.query("SELECT 1 FROM pg_tables WHERE tablename = 'pets'")).rowCount).toBe(0)
+      const output = stdout.drain()
+      expect(await svc.exited).toEqual({ code: 0, signal: null })
+      const lines = logLinesOf(await output)
+      expect(lines.map((line) => line.msg)).not.toContain('listening')
+      expect(lines.at(-1)).toMatchObject({
+        msg: 'stopped before it was ready',
+        reason: 'SIGTERM',
+        during: 'preparing the database',
+        exitCode: 0,
+      })
     })
-  })
 
   it('SIGTERM to the primary of WEB_CONCURRENCY while its workers load: exit 0, and stopped clean', async () => {
     const database = await openFreshDatabase(inject('postgres'))

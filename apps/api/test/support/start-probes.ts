@@ -18,7 +18,7 @@ export const listening = (port: number) =>
 
 const count = async (client: Queryable, sql: string) => (await client.query(sql)).rowCount ?? 0
 
-/** The sessions of the database but `client`'s own. */
+/** The client sessions of the database but `client`'s own (not an autovacuum worker's). */
 export const sessionsBeside = (client: Queryable) =>
   count(
     client,
