@@ -87,6 +87,21 @@ describe('fetchOf: the HTTP API in-process, without a socket', () => {
     expect(res.headers.get('link')).toBe('<https://a.test>; rel="a", <https://b.test>; rel="b"')
   })
 
+  it.each([101, 103, 199])(
+    'rejects an answer %i, a 1xx status, with a TypeError naming it',
+    async (status) => {
+      const fetch = fetchOf((_, res) => {
+        res.statusCode = status
+        res.end()
+      })
+      const error = await fetch('http://pets.test/').catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(TypeError)
+      expect(error).toMatchObject({
+        message: `fetchOf: the app answered ${status}, a 1xx status, which no Response can carry`,
+      })
+    },
+  )
+
   it('rejects at once with an AbortError for a signal aborted before, and the app sees nothing', async () => {
     let served = 0
     const fetch = fetchOf((_, res) => {

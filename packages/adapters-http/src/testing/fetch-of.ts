@@ -14,7 +14,7 @@ export type FetchOfOptions = {
 export const FETCH_OF_ORIGIN = 'http://localhost'
 
 // Statuses whose answer has no body (the Response constructor refuses one for these).
-const NULL_BODY = new Set([101, 103, 204, 205, 304])
+const NULL_BODY = new Set([204, 205, 304])
 
 type Answer = inject.Response
 
@@ -40,6 +40,12 @@ const headersOf = (request: Request, url: URL, hasBody: boolean): Record<string,
 }
 
 const toResponse = (answer: Answer, method: string, url: string): Response => {
+  // An interim answer (1xx) as the final one: a Response cannot carry it (its constructor's RangeError says
+  // nothing of the app).
+  if (answer.statusCode < 200)
+    throw new TypeError(
+      `fetchOf: the app answered ${answer.statusCode}, a 1xx status, which no Response can carry`,
+    )
   const headers = new Headers()
   for (const [name, value] of Object.entries(answer.headers))
     for (const one of Array.isArray(value) ? value : [value])
