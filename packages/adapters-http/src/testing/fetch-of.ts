@@ -1,5 +1,7 @@
 import inject from 'light-my-request'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+import { decodeContent } from './decode-content.js'
+import { requestHeaders } from './request-headers.js'
 
 /** What fetchOf serves: a Koa app (as `createHttpApp` makes), or any node:http request listener. */
 export type Servable = { readonly callback: () => RequestListener } | RequestListener
@@ -20,23 +22,15 @@ type Answer = inject.Response
 
 // light-my-request's stand-in for the connection has a peer address and nothing else. A connection the
 // app closes after its answer (linger.ts, past its bounds) is closed as node would: the answer with it.
-const standInConnection = (req: IncomingMessage, res: ServerResponse): void => {
-  const socket = req.socket as { destroy?: () => void; destroyed?: boolean }
+// For an https URL it says it is encrypted, as a TLS socket does, so that Koa's `ctx.protocol` is https.
+const standInConnection = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+  const socket = req.socket as { destroy?: () => void; destroyed?: boolean; encrypted?: boolean }
+  if (url.protocol === 'https:') socket.encrypted = true
   socket.destroyed = false
   socket.destroy = () => {
     socket.destroyed = true
     res.destroy()
   }
-}
-
-// Fetch sends the Host of the URL (one given in headers is dropped) and, for a POST or PUT without a body,
-// `Content-Length: 0`.
-const headersOf = (request: Request, url: URL, hasBody: boolean): Record<string, string> => {
-  const headers: Record<string, string> = {}
-  request.headers.forEach((value, name) => void (headers[name] = value))
-  headers.host = url.host
-  if (!hasBody && (request.method === 'POST' || request.method === 'PUT')) headers['content-length'] = '0'
-  return headers
 }
 
 const toResponse = (answer: Answer, method: string, url: string): Response => {
@@ -51,20 +45,23 @@ const toResponse = (answer: Answer, method: string, url: string): Response => {
     for (const one of Array.isArray(value) ? value : [value])
       if (one !== undefined) headers.append(name, String(one))
   const empty = method === 'HEAD' || NULL_BODY.has(answer.statusCode)
-  const response = new Response(empty ? null : answer.rawPayload, {
-    status: answer.statusCode,
-    statusText: answer.statusMessage,
-    headers,
-  })
+  const response = new Response(
+    empty ? null : decodeContent(answer.rawPayload, headers.get('content-encoding')),
+    {
+      status: answer.statusCode,
+      statusText: answer.statusMessage,
+      headers,
+    },
+  )
   Object.defineProperty(response, 'url', { value: url })
   return response
 }
 
 /**
- * A `fetch` that serves each request with `servable` in this process: no socket, no port. It answers a real
- * Response (status, every header line, body; none for HEAD); an aborted `signal` rejects with its reason,
- * and the app then sees its client gone. Redirects are never followed. Koa composes its middleware here:
- * `use` everything before.
+ * A `fetch` that serves each request with `servable` in this process: no socket, no port. It sends the header
+ * lines Node's fetch sends, and answers a real Response (status, every header line, body decoded as fetch
+ * decodes it; none for HEAD); an aborted `signal` rejects with its reason, and the app then sees its client
+ * gone. Redirects are never followed. Koa composes its middleware here: `use` everything before.
  */
 export const fetchOf = (servable: Servable, options: FetchOfOptions = {}): typeof globalThis.fetch => {
   const handle = typeof servable === 'function' ? servable : servable.callback()
@@ -79,7 +76,7 @@ export const fetchOf = (servable: Servable, options: FetchOfOptions = {}): typeo
     let answering: ServerResponse | undefined
     const dispatch: RequestListener = (req, res) => {
       answering = res
-      standInConnection(req, res)
+      standInConnection(req, res, url)
       handle(req, res)
     }
     // The client goes away as over a closed connection: its answer is destroyed.
@@ -98,7 +95,7 @@ export const fetchOf = (servable: Servable, options: FetchOfOptions = {}): typeo
           validate: false,
           method: request.method as 'GET',
           url: url.href,
-          headers: headersOf(request, url, payload !== undefined),
+          headers: requestHeaders(request, url, payload?.length),
           remoteAddress,
           ...(payload === undefined ? {} : { payload }),
         }),
