@@ -1,27 +1,14 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  compileConsumerProject,
-  installConsumerProject,
-  packPackages,
-  run,
-  writeConsumerProject,
-} from './support/consumer-project.js'
-import { installablePackages, ownManifest, type Manifest } from './support/workspace-packages.js'
+import { describe, expect, inject, it } from 'vitest'
+import { packedManifest as manifestIn, run, runFixture as runIn } from './support/consumer-project.js'
+import { installablePackages, ownManifest } from './support/workspace-packages.js'
 
+// Packed, installed in a project outside the workspace and compiled by the global set-up.
+const { tarballs, project } = inject('packed')
 const packages = installablePackages()
 const names = packages.map((p) => p.manifest.name)
-const started = Date.now()
-const progress = (step: string) =>
-  console.log(`[pack ${((Date.now() - started) / 1000).toFixed(1)} s] ${step}`)
-
-// Outside the workspace, so that nothing resolves through its node_modules.
-const work = mkdtempSync(join(tmpdir(), 'pets-pack-'))
-const tarballs = join(work, 'tarballs')
-const project = join(work, 'embedder')
 
 /** The files of a tarball, without the leading `package/`. */
 const filesOf = (tarball: string): ReadonlyArray<string> =>
@@ -30,34 +17,8 @@ const filesOf = (tarball: string): ReadonlyArray<string> =>
     .filter((line) => line !== '')
     .map((line) => line.replace(/^package\//, ''))
 
-/** The package.json inside a tarball, as pnpm rewrote it. */
-const packedManifest = (tarball: string): Manifest =>
-  JSON.parse(
-    execFileSync('tar', ['-xzOf', join(tarballs, tarball), 'package/package.json'], { encoding: 'utf8' }),
-  ) as Manifest
-
-/** Runs a compiled fixture of the consumer project and returns what it printed, parsed. */
-const runFixture = async (name: string): Promise<unknown> =>
-  JSON.parse(await run(process.execPath, [join('dist', `${name}.js`)], project)) as unknown
-
-beforeAll(async () => {
-  progress(`packing ${names.join(', ')} into ${tarballs}`)
-  for (const { dir, manifest } of packages)
-    if (!existsSync(join(dir, 'dist')))
-      throw new Error(`${manifest.name} has no dist/: list it in tests/pack/package.json devDependencies`)
-  await packPackages(packages, tarballs)
-  progress('writing the consumer project')
-  writeConsumerProject(project, tarballs, packages)
-  progress("npm install --offline (other dependencies from npm's cache, which the global set-up filled)")
-  await installConsumerProject(project)
-  progress('type-checking and compiling the fixtures against the packed .d.ts')
-  await compileConsumerProject(project)
-  progress('ready')
-})
-
-afterAll(() => {
-  rmSync(work, { recursive: true, force: true })
-})
+const packedManifest = (tarball: string) => manifestIn(tarballs, tarball)
+const runFixture = (name: string) => runIn(project, name)
 
 describe('the packed packages', () => {
   it('are every package under packages/ and @pets/api, each built before these tests run', () => {
@@ -154,15 +115,6 @@ describe('a project outside the workspace that installs the tarballs', () => {
       names: ['Rex', 'Tom'],
       denied: 'Unauthorized',
       own: { mine: true },
-    })
-  })
-
-  it('tests the HTTP API and the client without a network through fetchOf of the ./testing entry', async () => {
-    expect(await runFixture('in-process-fetch')).toEqual({
-      created: { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
-      names: ['Rex'],
-      refused: 401,
-      head: [200, null],
     })
   })
 

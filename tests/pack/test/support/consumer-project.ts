@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { manifestOf, type Installable } from './workspace-packages.js'
+import { manifestOf, type Installable, type Manifest } from './workspace-packages.js'
 
 const exec = promisify(execFile)
 const FIXTURES = resolve(fileURLToPath(import.meta.url), '../../../fixtures')
@@ -19,6 +19,16 @@ export const run = async (command: string, args: ReadonlyArray<string>, cwd: str
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout}\n${stderr}`, { cause: error })
   }
 }
+
+/** Runs a compiled fixture of the consumer project and returns what it printed, parsed. */
+export const runFixture = async (project: string, name: string): Promise<unknown> =>
+  JSON.parse(await run(process.execPath, [join('dist', `${name}.js`)], project)) as unknown
+
+/** The package.json inside a tarball, as pnpm rewrote it. */
+export const packedManifest = (tarballs: string, tarball: string): Manifest =>
+  JSON.parse(
+    execFileSync('tar', ['-xzOf', join(tarballs, tarball), 'package/package.json'], { encoding: 'utf8' }),
+  ) as Manifest
 
 const versionOf = (dir: string, group: 'dependencies' | 'devDependencies', name: string): string => {
   const version = manifestOf(dir)[group]?.[name]
