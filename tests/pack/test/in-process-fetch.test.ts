@@ -1,8 +1,9 @@
 import { describe, expect, inject, it } from 'vitest'
-import { runFixture } from './support/consumer-project.js'
+import { packedManifest, runFixture } from './support/consumer-project.js'
+import { installablePackages } from './support/workspace-packages.js'
 
 // Packed, installed in a project outside the workspace and compiled by the global set-up.
-const { project } = inject('packed')
+const { tarballs, project } = inject('packed')
 
 describe('fetchOf of @pets/adapters-http/testing, installed from its tarball', () => {
   it('tests the HTTP API and the client without a network', async () => {
@@ -12,5 +13,13 @@ describe('fetchOf of @pets/adapters-http/testing, installed from its tarball', (
       refused: 401,
       head: [200, null],
     })
+  })
+
+  it('needs light-my-request only as an optional peer, so that a production install goes without it', () => {
+    const http = installablePackages().find((p) => p.manifest.name === '@pets/adapters-http')
+    const packed = packedManifest(tarballs, http?.tarball ?? '')
+    expect(packed.dependencies).not.toHaveProperty('light-my-request')
+    expect(packed.peerDependencies).toHaveProperty('light-my-request')
+    expect(packed).toMatchObject({ peerDependenciesMeta: { 'light-my-request': { optional: true } } })
   })
 })

@@ -1,6 +1,7 @@
-import inject from 'light-my-request'
+import type LightMyRequest from 'light-my-request'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { decodeContent } from './decode-content.js'
+import { importOptionalPeer } from './optional-peer.js'
 import { requestHeaders } from './request-headers.js'
 
 /** What fetchOf serves: a Koa app (as `createHttpApp` makes), or any node:http request listener. */
@@ -18,7 +19,14 @@ export const FETCH_OF_ORIGIN = 'http://localhost'
 // Statuses whose answer has no body (the Response constructor refuses one for these).
 const NULL_BODY = new Set([204, 205, 304])
 
-type Answer = inject.Response
+// An optional peer (only tests load this entry): a production install need not download it.
+const { default: inject } = await importOptionalPeer(
+  'light-my-request',
+  '^6.6.0',
+  () => import('light-my-request'),
+)
+
+type Answer = LightMyRequest.Response
 
 // light-my-request's stand-in for the connection has a peer address and nothing else. A connection the
 // app closes after its answer (linger.ts, past its bounds) is closed as node would: the answer with it.

@@ -58,6 +58,8 @@ export const writeConsumerProject = (
       // What the fixtures import themselves, at the versions the workspace uses.
       'fp-ts': versionOf('packages/domain', 'dependencies', 'fp-ts'),
       koa: versionOf('packages/adapters-http', 'dependencies', 'koa'),
+      // The optional peer of @pets/adapters-http/testing, which the fixtures load.
+      'light-my-request': versionOf('packages/adapters-http', 'devDependencies', 'light-my-request'),
       '@types/koa': versionOf('packages/adapters-http', 'dependencies', '@types/koa'),
       '@types/node': versionOf('.', 'devDependencies', '@types/node'),
       vitest: versionOf('packages/domain', 'devDependencies', 'vitest'),
