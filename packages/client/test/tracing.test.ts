@@ -90,7 +90,7 @@ describe('traces of the client', () => {
     expect(attempt?.status.code).toBe(SpanStatusCode.ERROR)
   })
 
-  // CONTRACT (OpenTelemetry HTTP spans): error.type is predictable and of low cardinality, so a cancelled
+  // The HTTP span conventions (OpenTelemetry): error.type is predictable and of low cardinality, so a cancelled
   // attempt's is one value, not the name (or cause's code) of whatever the caller gave abort().
   it.each([
     ['no reason', undefined],
