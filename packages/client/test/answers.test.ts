@@ -1,6 +1,5 @@
 import { run, runLeft } from '@pets/domain/testing'
 import { describe, expect, it } from 'vitest'
-import { createPetsClient, PetsClientFailure } from '../src/index.js'
 import { answering } from './support/answering.js'
 
 describe('the answers of the service that the client decodes', () => {
@@ -37,54 +36,6 @@ describe('the answers of the service that the client decodes', () => {
     expect(await runLeft(client.listPets())).toMatchObject({
       _tag: 'UndecodableResponse',
       reason: 'the next link is this page',
-    })
-  })
-
-  // A fake service whose pages are `pages[after]`, each linking to `links[after]`.
-  const paged = (pages: Record<string, ReadonlyArray<number>>, links: Record<string, string>) =>
-    createPetsClient({
-      baseUrl: 'http://pets.test/v1',
-      apiKey: 'k',
-      retry: { maxAttempts: 1 },
-      fetch: async (input) => {
-        const after = new URL(String(input)).searchParams.get('after') ?? '0'
-        const pets = (pages[after] ?? []).map((id) => ({ id, name: `p${id}`, categoryId: 1, status: 'sold' }))
-        const next = links[after]
-        return new Response(JSON.stringify(pets), {
-          status: 200,
-          headers: {
-            'Content-Type': 'application/json',
-            ...(next === undefined ? {} : { Link: `<http://pets.test/v1/pets?after=${next}>; rel="next"` }),
-          },
-        })
-      },
-    })
-  const walk = async (client: ReturnType<typeof paged>) => {
-    const ids: Array<number> = []
-    try {
-      for await (const pet of client.allPets()) ids.push(pet.id)
-    } catch (error) {
-      return { ids, error }
-    }
-    return { ids, error: undefined }
-  }
-
-  it('ends allPets with a PetsClientFailure when next links go round, or back to pets already given', async () => {
-    const round = await walk(paged({ '0': [1], '1': [2], '2': [] }, { '0': '1', '1': '2', '2': '1' }))
-    expect(round.ids).toEqual([1, 2])
-    expect(round.error).toBeInstanceOf(PetsClientFailure)
-    expect((round.error as PetsClientFailure).error).toMatchObject({
-      _tag: 'UndecodableResponse',
-      reason: expect.stringContaining('leads back to a page already read'),
-    })
-    const back = await walk(paged({ '0': [1, 2], '2': [2, 3] }, { '0': '2' }))
-    expect(back.ids).toEqual([1, 2])
-    expect((back.error as PetsClientFailure).error).toMatchObject({
-      reason: 'pet 2 came after pet 2: ids must increase',
-    })
-    expect(await walk(paged({ '0': [1, 2], '2': [3] }, { '0': '2' }))).toEqual({
-      ids: [1, 2, 3],
-      error: undefined,
     })
   })
 
