@@ -1,5 +1,5 @@
 import { runLeft } from '@pets/domain/testing'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createPetsClient } from '../src/index.js'
 
 /** A client whose fetch is `fetch`, never retried. */
@@ -27,15 +27,22 @@ const endlessBody = (onRead: () => void = () => {}) => {
 const unhandled: Array<unknown> = []
 const noteUnhandled = (reason: unknown) => void unhandled.push(reason)
 afterEach(() => {
+  vi.useRealTimers()
   process.off('unhandledRejection', noteUnhandled)
   unhandled.length = 0
 })
 
 // A fetch of its own (a mock, a wrapper that drops `init`) may never listen to `init.signal`.
 describe('a fetch that ignores the signal the client gives it', () => {
-  it('still times the attempt out as a NetworkFailure', async () => {
+  it('still times the attempt out as a NetworkFailure, at timeoutMs', async () => {
+    vi.useFakeTimers()
     const client = clientWhoseFetch(() => new Promise<Response>(() => {}), 50)
-    expect(await runLeft(client.listPets())).toMatchObject({
+    let failure: unknown
+    void runLeft(client.listPets()).then((left) => (failure = left))
+    await vi.advanceTimersByTimeAsync(49)
+    expect(failure).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(1)
+    expect(failure).toMatchObject({
       _tag: 'NetworkFailure',
       reason: 'no answer within 50 ms',
       cause: expect.objectContaining({ name: 'TimeoutError' }),
