@@ -32,4 +32,9 @@ describe("the code of pg's own failures of a connection, which carry none", () =
   it('makes each an outage of the store (503), but a server without the TLS sslmode asks for', () => {
     expect(messages.filter((message) => isUnavailableError(new Error(message)))).toEqual(messages.slice(1))
   })
+
+  it("is no outage when the server said it, with a SQLSTATE of its own: pg's words quoted in a bug stay a bug", () => {
+    const quoted = Object.assign(new Error('relation "connection timeout" does not exist'), { code: '42P01' })
+    expect(isUnavailableError(quoted)).toBe(false)
+  })
 })

@@ -71,9 +71,10 @@ const ownKind = (error: ErrorFields): StoreErrorKind | undefined => {
       return 'unavailable'
     if (inRecovery(error)) return 'unavailable'
   }
-  // pg's own timeouts and broken clients, which carry no code. Not its 08004, a server without the TLS that
+  // pg's own timeouts and broken clients, which carry no code (a server's error that quotes such words, as
+  // `relation "connection timeout" does not exist`, has one). Not its 08004, a server without the TLS that
   // sslmode asks for: the operator's to mend, which no wait does (a start with it ends at once).
-  const sqlstate = pgConnectionSqlstate(message)
+  const sqlstate = code === undefined ? pgConnectionSqlstate(message) : undefined
   if (sqlstate === '08001' || sqlstate === '08006') return 'unavailable'
   if (typeof message === 'string' && POOL_ENDED.test(message)) return 'unavailable'
   return undefined
