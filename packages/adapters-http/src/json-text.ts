@@ -1,5 +1,5 @@
-// What the scanners of request bodies (json-depth.ts, integer-text.ts) share: JSON's structural characters
-// and the end of a string. Read with charCodeAt and indexOf, never a regular expression.
+// What the scanners of request bodies (json-depth.ts, integer-text.ts, repeated-member.ts) share: JSON's
+// structural characters and the end of a string. Read with charCodeAt and indexOf, never a regular expression.
 
 export const QUOTE = 0x22
 export const BACKSLASH = 0x5c

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
 import { sentMoreThanOnce } from './header-lines.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
-import { repeatedMember } from './json-members.js'
+import { repeatedMember } from './repeated-member.js'
 import { readBodyBytes } from './read-body-bytes.js'
 import type { MalformedRequest, NotImplemented, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { repeatedMember } from '../src/json-members.js'
+import { repeatedMember } from '../src/repeated-member.js'
 
 describe('repeatedMember', () => {
   it.each([

@@ -3,10 +3,10 @@ import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, endOfString, OPEN_ARRAY, OPEN_OBJECT,
 /**
  * The first member name that a valid JSON text's top-level object gives more than once, or undefined.
  * JSON.parse keeps the last value and drops the others without a word (RFC 8259, 4: the behaviour is
- * "unpredictable"), and a proxy or validator in front may have read the first: CONTRACT has no field
- * that the service does not keep dropped silently, so such a body is refused. Every body of the contract
- * is one flat object, so only its own members are read. One linear pass, strings skipped with indexOf;
- * a name with escapes is read by JSON.parse over its own length.
+ * "unpredictable"), and a proxy or validator in front may have read the first. CONTRACT refuses unknown
+ * fields rather than drop them; refusing a repeated one is the service's own extension of that rule. Every
+ * body of the contract is one flat object, so only its own members are read. One linear pass, strings
+ * skipped with indexOf; a name with escapes is read by JSON.parse over its own length.
  */
 export const repeatedMember = (text: string): string | undefined => {
   const seen = new Set<string>()
