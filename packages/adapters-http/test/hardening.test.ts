@@ -63,26 +63,6 @@ describe('hardening (in-process, in memory)', () => {
     })
   })
 
-  describe('a member given twice', () => {
-    it.each([
-      ['name', '{"name":"Rex","name":"Max","categoryId":1}'],
-      ['categoryId', '{"name":"Rex","categoryId":0.5,"categoryId":1}'],
-      ['status', '{"name":"Rex","categoryId":1,"status":"sold","st\\u0061tus":"available"}'],
-    ])(
-      'refuses %s given twice with 400 naming it, adding nothing (JSON.parse would keep the last)',
-      async (name, json) => {
-        const before = app.added()
-        const answer = await served.post(json)
-        expect(answer.status).toBe(400)
-        expect(errorBodyOf(answer)).toMatchObject({
-          code: 'validation_failed',
-          message: `Invalid request: ${name} is given more than once.`,
-        })
-        expect(app.added()).toBe(before)
-      },
-    )
-  })
-
   describe('bodies that nest deep', () => {
     const nested = (depth: number) =>
       `{"name":"Rex","categoryId":1,"x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`

@@ -57,26 +57,6 @@ describe('the OpenAPI document', () => {
     ])
   })
 
-  it('says each thing once in a description (the notes on a field and its codec do not repeat each other)', () => {
-    const descriptions: Array<string> = []
-    const collect = (value: unknown): void => {
-      if (Array.isArray(value)) value.forEach(collect)
-      else if (typeof value === 'object' && value !== null)
-        for (const [key, inner] of Object.entries(value)) {
-          if (key === 'description' && typeof inner === 'string') descriptions.push(inner)
-          else collect(inner)
-        }
-    }
-    collect(doc)
-    const repeating = descriptions.filter((description) => {
-      const sentences = description.split(/\. /).map((sentence) => sentence.replace(/\.$/, '').toLowerCase())
-      return sentences.some((sentence, i) =>
-        sentences.some((other, j) => j !== i && other.includes(sentence)),
-      )
-    })
-    expect(repeating).toEqual([])
-  })
-
   it('marks getPet, and only getPet, deprecated, with its sunset date', () => {
     expect(operations.filter(({ op }) => op.deprecated === true).map(({ op }) => op.operationId)).toEqual([
       'getPet',

@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { errorBodyOf, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
+
+describe('a member given twice (in-process, in memory)', () => {
+  let app: ReturnType<typeof memoryApp>
+  let served: ServedApp
+  beforeAll(async () => {
+    app = memoryApp()
+    served = await serveApp(app.options)
+  })
+  afterAll(async () => {
+    await served.close()
+  })
+
+  it.each([
+    ['name', '{"name":"Rex","name":"Max","categoryId":1}'],
+    ['categoryId', '{"name":"Rex","categoryId":0.5,"categoryId":1}'],
+    ['status', '{"name":"Rex","categoryId":1,"status":"sold","st\\u0061tus":"available"}'],
+  ])(
+    'refuses %s given twice with 400 naming it, adding nothing (JSON.parse would keep the last)',
+    async (name, json) => {
+      const before = app.added()
+      const answer = await served.post(json)
+      expect(answer.status).toBe(400)
+      expect(errorBodyOf(answer)).toMatchObject({
+        code: 'validation_failed',
+        message: `Invalid request: ${name} is given more than once.`,
+      })
+      expect(app.added()).toBe(before)
+    },
+  )
+})
