@@ -1,4 +1,4 @@
-import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, endOfString, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-text.js'
+import { forEachTopLevelMember } from './json-text.js'
 
 const MINUS = 0x2d
 const ZERO = 0x30
@@ -81,48 +81,17 @@ const isSafeIntegerToken = (text: string, start: number, end: number): boolean =
 /**
  * Whether member `name` of a valid JSON text's top-level object is a number that denotes an integer within
  * ±(2^53 − 1), read on its own text (its last occurrence, the one JSON.parse keeps): undefined when the
- * member is absent or no number. One linear pass: strings are skipped with indexOf, keys with escapes read by
- * JSON.parse over their own length.
+ * member is absent or no number, or the text's value is no object. One linear pass (forEachTopLevelMember).
  */
 export const memberIsSafeInteger = (text: string, name: string): boolean | undefined => {
-  const length = text.length
-  let depth = 0
-  let expectingKey = false
-  let member: string | undefined
   let found: boolean | undefined
-  let i = 0
-  while (i < length) {
-    const code = text.charCodeAt(i)
-    if (code === QUOTE) {
-      // Past the closing quote (a valid text has one).
-      const end = Math.min(endOfString(text, i) + 1, length)
-      if (depth === 1 && expectingKey) {
-        // A key with escapes is rare: JSON.parse reads it, over its own length.
-        const raw = text.slice(i + 1, end - 1)
-        member = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw
-        expectingKey = false
-      } else if (depth === 1 && member === name) found = undefined
-      i = end
-    } else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
-      if (depth === 1 && member === name) found = undefined
-      depth++
-      expectingKey = depth === 1 && code === OPEN_OBJECT
-      i++
-    } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
-      depth--
-      i++
-    } else if (code === COMMA) {
-      expectingKey = depth === 1
-      i++
-    } else if (depth === 1 && (code === MINUS || isDigit(code))) {
-      const start = i
-      while (i < length && inNumber(text.charCodeAt(i))) i++
-      if (member === name) found = isSafeIntegerToken(text, start, i)
-    } else {
-      // true, false, null: no number.
-      if (depth === 1 && member === name && code >= 0x61 && code <= 0x7a) found = undefined
-      i++
-    }
-  }
+  forEachTopLevelMember(text, (member, valueAt) => {
+    if (member !== name) return
+    const code = text.charCodeAt(valueAt)
+    let end = valueAt
+    while (end < text.length && inNumber(text.charCodeAt(end))) end++
+    // A string, an array, an object, true, false or null: no number.
+    found = code === MINUS || isDigit(code) ? isSafeIntegerToken(text, valueAt, end) : undefined
+  })
   return found
 }

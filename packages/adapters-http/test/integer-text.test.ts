@@ -86,6 +86,8 @@ describe('memberIsSafeInteger', () => {
       '{"categoryId":0.5,"categoryId":false}',
       '[{"categoryId":0.5}]',
       '[0.5]',
+      '["categoryId",0.5]',
+      '[1,"categoryId",0.5]',
       '0.5',
     ])
       expect(of(text), text).toBeUndefined()

@@ -29,4 +29,13 @@ describe('a member given twice (in-process, in memory)', () => {
       expect(app.added()).toBe(before)
     },
   )
+
+  it.each([
+    ['["a","b","b"]', '["a","b"]'],
+    ['[1,"categoryId",0.5]', '[1,"categoryId"]'],
+  ])('answers %s as %s: the items of a top-level array are no members', async (json, like) => {
+    const answer = await served.post(json)
+    expect(answer.status).toBe(400)
+    expect(errorBodyOf(answer)).toEqual(errorBodyOf(await served.post(like)))
+  })
 })

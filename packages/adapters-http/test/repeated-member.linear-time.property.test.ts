@@ -38,6 +38,13 @@ const members = [
     () => undefined,
   ),
   ...stringCases(
+    'names in a top-level array',
+    ['"a",', '{"a":1},"a",'],
+    (run) => `[${run}"a"]`,
+    repeatedMember,
+    () => undefined,
+  ),
+  ...stringCases(
     'escaped quotes around a name in a string',
     ['\\"a\\":1,'],
     (run) => `{"a":"${run}","b":1}`,

@@ -9,6 +9,7 @@ describe('repeatedMember', () => {
     ['{"name":"A","n\\u0061me":"B"}', 'name'],
     ['{"a":1,"b":{"a":2},"c":[{"b":3}],"b":4}', 'b'],
     ['{"":1,"":2}', ''],
+    [' \r\n\t{"a":1,"a":2}', 'a'],
   ])('finds the name given twice in %s', (text, name) => {
     expect(repeatedMember(text)).toBe(name)
   })
@@ -19,9 +20,14 @@ describe('repeatedMember', () => {
     '[{"a":1},{"a":2}]',
     '{"a":[{"a":1}],"b":{"a":{"a":1}}}',
     '"name"',
-  ])('finds none in %s (nested objects, strings and arrays are not its members)', (text) => {
-    expect(repeatedMember(text)).toBeUndefined()
-  })
+    '["a","b","b"]',
+    ' [{"a":1},"a","a"]',
+  ])(
+    'finds none in %s (nested objects, strings, arrays and a top-level array are not its members)',
+    (text) => {
+      expect(repeatedMember(text)).toBeUndefined()
+    },
+  )
 
   it('agrees with what JSON.parse keeps, for any object', () => {
     fc.assert(
