@@ -1,3 +1,4 @@
+import { shownFieldName } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
 import { sentMoreThanOnce } from './header-lines.js'
@@ -162,8 +163,5 @@ const parseJson = (text: string): E.Either<BodyProblem, JsonBody> => {
   const repeated = typeof parsed === 'object' && parsed !== null ? repeatedMember(text) : undefined
   return repeated === undefined
     ? E.right({ value: parsed, text })
-    : malformed(`Invalid request: ${shownName(repeated)} is given more than once.`)
+    : malformed(`Invalid request: ${shownFieldName(repeated)} is given more than once.`)
 }
-
-// As the decoder names an unknown field: `""` for the empty name, a long one cut at 64 characters.
-const shownName = (name: string) => (name === '' ? '""' : name.length <= 64 ? name : `${name.slice(0, 64)}…`)

@@ -16,6 +16,7 @@ describe('a member given twice (in-process, in memory)', () => {
     ['name', '{"name":"Rex","name":"Max","categoryId":1}'],
     ['categoryId', '{"name":"Rex","categoryId":0.5,"categoryId":1}'],
     ['status', '{"name":"Rex","categoryId":1,"status":"sold","st\\u0061tus":"available"}'],
+    [`${'k'.repeat(64)}…`, `{"${'k'.repeat(65)}":1,"${'k'.repeat(65)}":2}`],
   ])(
     'refuses %s given twice with 400 naming it, adding nothing (JSON.parse would keep the last)',
     async (name, json) => {

@@ -19,8 +19,11 @@ export const UNKNOWN_NAMED = 20
 // A name longer than this is cut: a 64 KiB body may hold one key of 60,000 characters.
 const LONGEST_NAME = 64
 
-// An issue of the field '' is about the whole input, so an unknown key that is empty is named `""`.
-const nameOf = (key: string) =>
+/**
+ * A field name as a refusal shows it: `""` for the empty name (an issue of the field '' is about the whole
+ * input), and a name longer than 64 characters cut there, with `…`.
+ */
+export const shownFieldName = (key: string) =>
   key === '' ? '""' : key.length <= LONGEST_NAME ? key : `${key.slice(0, LONGEST_NAME)}…`
 
 /**
@@ -38,7 +41,7 @@ export const refuseUnknownKeys = <A>(
   if (unknown.length === 0 && extra.length === 0) return decoded
   const problem = `is not ${what} (allowed: ${known.length === 0 ? 'none' : known.join(', ')})`
   const issues: Array<Issue> = [...(E.isLeft(decoded) ? decoded.left.issues : []), ...extra]
-  for (const key of unknown.slice(0, UNKNOWN_NAMED)) issues.push({ field: nameOf(key), problem })
+  for (const key of unknown.slice(0, UNKNOWN_NAMED)) issues.push({ field: shownFieldName(key), problem })
   if (unknown.length > UNKNOWN_NAMED)
     issues.push({ field: `${unknown.length - UNKNOWN_NAMED} more`, problem: 'are unknown too' })
   return E.left(invalidInput(issues))

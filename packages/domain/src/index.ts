@@ -9,7 +9,14 @@ export {
 } from './authenticate-by-digest.js'
 export { anyAuthenticator } from './authenticators.js'
 export { checked, CheckedType, describeErrors, type Issue } from './checked.js'
-export { decodeNewPet, decodeWith, NEW_PET_FIELDS, refuseUnknownKeys, UNKNOWN_NAMED } from './decode.js'
+export {
+  decodeNewPet,
+  decodeWith,
+  NEW_PET_FIELDS,
+  refuseUnknownKeys,
+  shownFieldName,
+  UNKNOWN_NAMED,
+} from './decode.js'
 export * from './errors.js'
 export * from './idempotency.js'
 export * from './pet.js'
