@@ -1,10 +1,10 @@
-import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { afterEach, describe, expect, inject, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 // Every answer is checked against the OpenAPI document the process serves.
 import { checkedFetch as fetch } from './support/checked-fetch.js'
 import { MAIN, startTestService } from './support/test-service.js'
+import { freshDatabases } from './support/fresh-databases.js'
 
 const exec = promisify(execFile)
 const cli = (databaseUrl: string, ...args: Array<string>) =>
@@ -16,15 +16,7 @@ const list = (url: string, key: string) =>
 
 // `animal-store keys …` of the built bin, on a real PostgreSQL, and the service that reads the keys it stores.
 describe('the key commands', () => {
-  const opened: Array<FreshDatabase> = []
-  const fresh = async (empty = false) => {
-    const database = await openFreshDatabase(inject('postgres'), { empty })
-    opened.push(database)
-    return database
-  }
-  afterEach(async () => {
-    for (const database of opened.splice(0)) await database.close()
-  })
+  const fresh = freshDatabases()
 
   it('manages keys from the command line: printed once, listed without the key, revoked at once', async () => {
     const { url: databaseUrl } = await fresh()
@@ -103,7 +95,7 @@ describe('the key commands', () => {
   })
 
   it('asks for the migrations when a key command meets a database without the schema', async () => {
-    const { url: databaseUrl } = await fresh(true)
+    const { url: databaseUrl } = await fresh({ empty: true })
     await expect(cli(databaseUrl, 'keys', 'list')).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('run "animal-store migrate" first'),

@@ -1,12 +1,12 @@
-import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { afterEach, describe, expect, inject, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 // Every answer is checked against the OpenAPI document the process serves.
 import { checkedFetch as fetch } from './support/checked-fetch.js'
 import { MAIN, startTestService } from './support/test-service.js'
 import { startTcpProxy } from './support/tcp-proxy.js'
 import { logLinesOf } from './support/log-lines.js'
+import { freshDatabases } from './support/fresh-databases.js'
 
 const exec = promisify(execFile)
 const cli = (databaseUrl: string, ...args: Array<string>) =>
@@ -25,18 +25,10 @@ const list = (url: string, key: string) =>
 
 // The built service as a real process on a real PostgreSQL.
 describe('the built service on PostgreSQL', () => {
-  const opened: Array<FreshDatabase> = []
-  const fresh = async (empty = false) => {
-    const database = await openFreshDatabase(inject('postgres'), { empty })
-    opened.push(database)
-    return database
-  }
-  afterEach(async () => {
-    for (const database of opened.splice(0)) await database.close()
-  })
+  const fresh = freshDatabases()
 
   it('creates its schema on an empty database, and loses no pet across a restart', async () => {
-    const { url: databaseUrl } = await fresh(true)
+    const { url: databaseUrl } = await fresh({ empty: true })
     const first = await startTestService({
       mode: 'child',
       env: { DATABASE_URL: databaseUrl, API_KEYS: 'k1' },
@@ -62,8 +54,7 @@ describe('the built service on PostgreSQL', () => {
   })
 
   it('refuses a database that does not keep UTF-8: migrate, the key commands and the start, exit 2', async () => {
-    const database = await openFreshDatabase(inject('postgres'), { encoding: 'SQL_ASCII' })
-    opened.push(database)
+    const database = await fresh({ encoding: 'SQL_ASCII' })
     const why = `the database "${database.name}" keeps text as SQL_ASCII, and the service needs UTF8`
     for (const args of [['migrate'], ['keys', 'list'], []])
       await expect(
@@ -108,7 +99,7 @@ describe('the built service on PostgreSQL', () => {
   })
 
   it('with MIGRATE_ON_START=false, checks the schema once a database unreachable at start answers, and stops (exit 2) if it is behind, saying why', async () => {
-    const database = await fresh(true)
+    const database = await fresh({ empty: true })
     const target = new URL(database.url)
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
     const viaProxy = new URL(database.url)
