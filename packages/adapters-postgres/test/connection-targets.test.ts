@@ -159,6 +159,18 @@ describe('what the messages never show', () => {
   })
 })
 
+describe('the length of a host list', () => {
+  it('takes 256 hosts or ports, and refuses more before it builds the list, naming the limit', () => {
+    const hosts = (n: number) => Array.from({ length: n }, (_, i) => `h${i}`).join(',')
+    expect(parse(`postgres://${hosts(256)}/db`).hosts).toHaveLength(256)
+    expect(refusal(`postgres://${hosts(257)}/db`)).toContain('lists more than 256 hosts')
+    expect(refusal(`postgres:///db?host=${hosts(257)}`)).toContain('lists more than 256 hosts')
+    expect(refusal(`postgres:///db?host=a&port=${'5432,'.repeat(256)}5432`)).toContain(
+      'lists more than 256 ports',
+    )
+  })
+})
+
 describe('linear parsing', () => {
   it('reads or refuses a megabyte of adversarial input at once', () => {
     const inputs = [
