@@ -40,11 +40,13 @@ type KeysAction =
   | { readonly action: 'list' | 'usage' }
   | { readonly action: 'revoke'; readonly id: string }
 
-// A table without rows is no failure, and scripts read standard output alone: the hint goes to standard error.
-const printTable = (lines: ReadonlyArray<string>, { print }: Output, empty: string) => {
+// A table without rows is no failure, and scripts read standard output alone: the hint goes to standard error,
+// once the table is written (a table that could not be is the command's one line instead).
+const printTable = async (lines: ReadonlyArray<string>, { print, written }: Output, empty: string) => {
   lines.forEach((line) => print(line))
-  if (lines.length === 1)
-    process.stderr.write(`animal-store: ${empty}: create one with "animal-store keys create --name NAME"\n`)
+  if (lines.length > 1) return
+  await written()
+  process.stderr.write(`animal-store: ${empty}: create one with "animal-store keys create --name NAME"\n`)
 }
 
 // What was asked, checked before any database is opened: a typo costs no connection.
