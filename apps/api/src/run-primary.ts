@@ -39,11 +39,9 @@ export const runPrimary = async (
   // Until the workers are forked, a signal ends the start where it is, as one process's would.
   // The exit waits for the log's buffer: meanwhile nothing is forked, and a second signal exits at once.
   // A stop also ends a wait for the migration lock, with nothing migrated.
-  let stoppedEarly = false
   const stopped = new AbortController()
   const early = (signal: NodeJS.Signals) => {
-    if (!stoppedEarly) {
-      stoppedEarly = true
+    if (!stopped.signal.aborted) {
       stopped.abort()
       return stopBeforeReady(logger, signal, 'preparing the database')
     }
@@ -55,7 +53,7 @@ export const runPrimary = async (
     config.storage.kind === 'postgres'
       ? await (await import('./prepare-database.js')).prepareDatabase(config, logger, stopped.signal)
       : {}
-  if (stoppedEarly) return new Promise<never>(() => {})
+  if (stopped.signal.aborted) return new Promise<never>(() => {})
   process.off('SIGTERM', early).off('SIGINT', early)
   serveClusterMetrics()
 

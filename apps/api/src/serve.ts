@@ -26,7 +26,6 @@ export const serve = async (
   // Stopped before it was ready: the exit waits for the log's buffer, and the start must not go on meanwhile
   // (nor take the migration lock it waits for).
   const early = new AbortController()
-  let stoppedEarly = false
   const never = () => new Promise<never>(() => {})
   let tracing: Tracing | undefined = undefined
 
@@ -35,7 +34,6 @@ export const serve = async (
     if (running === undefined) {
       if (starting === OPENING) askedWhileOpening ??= reason
       else {
-        stoppedEarly = true
         early.abort()
         stopBeforeReady(logger, reason, starting ?? 'starting')
       }
@@ -64,13 +62,13 @@ export const serve = async (
     config.tracing === undefined
       ? undefined
       : (await import('./tracing/start-tracing.js')).startTracing(config.tracing, logger)
-  if (stoppedEarly) return never()
+  if (early.signal.aborted) return never()
   starting = 'preparing the database'
   const lateCheck: LateCheck =
     role === 'single' && config.storage.kind === 'postgres'
       ? await (await import('./prepare-database.js')).prepareDatabase(config, logger, early.signal)
       : {}
-  if (stoppedEarly) return never()
+  if (early.signal.aborted) return never()
   starting = OPENING
   const spans = tracing?.counts
   running = await startServer(config, (resolved) =>
