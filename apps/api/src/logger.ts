@@ -95,6 +95,12 @@ const isBuffered = (stream: unknown): stream is BufferedDestination =>
   typeof (stream as Partial<BufferedDestination>)._writing === 'boolean' &&
   typeof (stream as Partial<BufferedDestination>).flushSync === 'function'
 
+// The logger's destination when it is an asynchronous one (pino's private streamSym).
+const bufferedStreamOf = (logger: Logger): BufferedDestination | undefined => {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym]
+  return isBuffered(stream) ? stream : undefined
+}
+
 /**
  * Resolves once every line logged so far is written: a write under way is waited for ('drain'), then the rest
  * written synchronously (flushSync during a write would reorder lines; `logger.flush` fails on a pipe). Reads
@@ -102,8 +108,8 @@ const isBuffered = (stream: unknown): stream is BufferedDestination =>
  */
 export const flushLogs = (logger: Logger): Promise<void> =>
   new Promise((resolve) => {
-    const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym]
-    if (!isBuffered(stream)) return resolve()
+    const stream = bufferedStreamOf(logger)
+    if (stream === undefined) return resolve()
     const settle = () => {
       if (stream.destroyed) return resolve()
       if (!stream._writing) {
@@ -136,8 +142,8 @@ export const flushLogs = (logger: Logger): Promise<void> =>
 export const exitAfterFlush = (logger: Logger, code: number): void => {
   setTimeout(() => {
     // A write still under way: its reader took nothing for all that time, and the exit writes no more after it.
-    const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym]
-    if (isBuffered(stream) && stream._writing)
+    const stream = bufferedStreamOf(logger)
+    if (stream?._writing === true)
       stream.abandon?.(`its reader took nothing for ${EXIT_FLUSH_TIMEOUT_MS / 1000} s at exit`)
     process.exit(code)
   }, EXIT_FLUSH_TIMEOUT_MS)
