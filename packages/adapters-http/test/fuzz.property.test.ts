@@ -10,6 +10,7 @@ import {
   BEARER,
   KEYS,
   memoryApp,
+  memoryAppServedForAll,
   serveApp,
   type Answer,
   type Sent,
@@ -185,22 +186,14 @@ const isValidNewPet = (v: unknown): boolean => {
 }
 
 describe('the HTTP adapter under arbitrary input (fast-check, in-process, in memory)', () => {
-  let app: ReturnType<typeof memoryApp>
-  let served: ServedApp
-  beforeAll(async () => {
-    app = memoryApp()
-    served = await serveApp(app.options)
-  })
-  afterAll(async () => {
-    await served.close()
-  })
+  const held = memoryAppServedForAll()
 
   it(
     'never answers 5xx to any request, but the 501 of GET /v1/store/orders that the contract asks for',
     async () => {
       await fc.assert(
         fc.asyncProperty(anyRequest, async (sent) => {
-          const answer = await served.send(sent)
+          const answer = await held.served.send(sent)
           const where = `${sent.method} ${sent.path} -> ${answer.status} ${answer.text}`
           const ordersPath = sent.path.split('?')[0] === '/v1/store/orders'
           if (answer.status === 501 && ordersPath && ['GET', 'HEAD'].includes(sent.method ?? '')) return
@@ -217,7 +210,7 @@ describe('the HTTP adapter under arbitrary input (fast-check, in-process, in mem
     'answers every 4xx with a well-formed Error body whose status is the HTTP status',
     async () => {
       await fc.assert(
-        fc.asyncProperty(anyRequest, async (sent) => expectWellFormed(sent, await served.send(sent))),
+        fc.asyncProperty(anyRequest, async (sent) => expectWellFormed(sent, await held.served.send(sent))),
         { numRuns: RUNS },
       )
     },
@@ -229,9 +222,9 @@ describe('the HTTP adapter under arbitrary input (fast-check, in-process, in mem
     async () => {
       await fc.assert(
         fc.asyncProperty(anyPost, async (sent) => {
-          const before = app.added()
-          const answer = await served.send(sent)
-          const added = app.added() - before
+          const before = held.app.added()
+          const answer = await held.served.send(sent)
+          const added = held.app.added() - before
           if (answer.status !== 201) expect(added, answer.text).toBe(0)
           // A retry with an Idempotency-Key gets its first answer again and adds nothing.
           else if (sent.headers?.['Idempotency-Key'] === undefined) expect(added).toBe(1)
@@ -248,7 +241,7 @@ describe('the HTTP adapter under arbitrary input (fast-check, in-process, in mem
     async () => {
       await fc.assert(
         fc.asyncProperty(jsonBody, async (value) => {
-          const answer = await served.post(JSON.stringify(value))
+          const answer = await held.served.post(JSON.stringify(value))
           expect(answer.status, `${JSON.stringify(value)} -> ${answer.text}`).toBe(
             isValidNewPet(value) ? 201 : 400,
           )
@@ -264,17 +257,17 @@ describe('the HTTP adapter under arbitrary input (fast-check, in-process, in mem
     async () => {
       await fc.assert(
         fc.asyncProperty(validNewPet, async (pet) => {
-          const created = await served.post(JSON.stringify(pet))
+          const created = await held.served.post(JSON.stringify(pet))
           expect(created.status, created.text).toBe(201)
           const returned = JSON.parse(created.text) as { id: number }
           expect(returned).toEqual({ id: returned.id, status: 'available', ...pet })
-          const got = await served.send({
+          const got = await held.served.send({
             path: `/v1/pets/${returned.id}`,
             headers: { Authorization: BEARER },
           })
           expect(JSON.parse(got.text)).toEqual(returned)
           const page = `/v1/pets?limit=1&after=${returned.id - 1}&status=${pet.status ?? 'available'}`
-          const listed = await served.send({ path: page, headers: { Authorization: BEARER } })
+          const listed = await held.served.send({ path: page, headers: { Authorization: BEARER } })
           expect(JSON.parse(listed.text)).toEqual([returned])
         }),
         { numRuns: RUNS },

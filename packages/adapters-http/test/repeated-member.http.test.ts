@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { errorBodyOf, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
+import { describe, expect, it } from 'vitest'
+import { errorBodyOf, memoryAppServedForAll } from './support/memory-app.js'
 
 describe('a member given twice (in-process, in memory)', () => {
-  let app: ReturnType<typeof memoryApp>
-  let served: ServedApp
-  beforeAll(async () => {
-    app = memoryApp()
-    served = await serveApp(app.options)
-  })
-  afterAll(async () => {
-    await served.close()
-  })
+  const held = memoryAppServedForAll()
 
   it.each([
     ['name', '{"name":"Rex","name":"Max","categoryId":1}'],
@@ -20,14 +12,14 @@ describe('a member given twice (in-process, in memory)', () => {
   ])(
     'refuses %s given twice with 400 naming it, adding nothing (JSON.parse would keep the last)',
     async (name, json) => {
-      const before = app.added()
-      const answer = await served.post(json)
+      const before = held.app.added()
+      const answer = await held.served.post(json)
       expect(answer.status).toBe(400)
       expect(errorBodyOf(answer)).toMatchObject({
         code: 'validation_failed',
         message: `Invalid request: ${name} is given more than once.`,
       })
-      expect(app.added()).toBe(before)
+      expect(held.app.added()).toBe(before)
     },
   )
 
@@ -35,8 +27,8 @@ describe('a member given twice (in-process, in memory)', () => {
     ['["a","b","b"]', '["a","b"]'],
     ['[1,"categoryId",0.5]', '[1,"categoryId"]'],
   ])('answers %s as %s: the items of a top-level array are no members', async (json, like) => {
-    const answer = await served.post(json)
+    const answer = await held.served.post(json)
     expect(answer.status).toBe(400)
-    expect(errorBodyOf(answer)).toEqual(errorBodyOf(await served.post(like)))
+    expect(errorBodyOf(answer)).toEqual(errorBodyOf(await held.served.post(like)))
   })
 })

@@ -7,6 +7,7 @@ import { createPet, getPet, listPets, type PetRepository } from '@pets/domain'
 import { aClock } from '@pets/domain/testing'
 import { Agent, createServer, request, type OutgoingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll } from 'vitest'
 import {
   answerEveryRequest,
   APP_ANSWERS_EVERY_REQUEST,
@@ -123,4 +124,18 @@ export const errorBodyOf = (answer: Answer): { code: string; message: string; st
   if (Object.keys(body).sort().join() !== 'code,message,status' || body.status !== answer.status)
     throw new Error(`not an Error body for ${answer.status}: ${answer.text}`)
   return body
+}
+
+/**
+ * For a describe block: a memoryApp served from its beforeAll to its afterAll. Read `app` and `served` in the
+ * tests, once beforeAll has run.
+ */
+export const memoryAppServedForAll = (overrides: Partial<HttpAppOptions> = {}) => {
+  const held = {} as { app: ReturnType<typeof memoryApp>; served: ServedApp }
+  beforeAll(async () => {
+    held.app = memoryApp(overrides)
+    held.served = await serveApp(held.app.options)
+  })
+  afterAll(() => held.served.close())
+  return held
 }
