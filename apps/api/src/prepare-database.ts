@@ -86,7 +86,7 @@ const lateCheckOf = (check: Promise<void>, logger: Logger, giveUp: () => void): 
 // once every migration this release knows has run, it runs beside that release, as MIGRATE_ON_START=false
 // does, saying so; `animal-store migrate` of this release still refuses such a database. Returns whether a
 // stop ended the wait for the migration lock.
-const migrated = async (database: PostgresDatabase, logger: Logger, stopped?: AbortSignal) => {
+const stoppedWhileMigrating = async (database: PostgresDatabase, logger: Logger, stopped?: AbortSignal) => {
   try {
     await migrateToLatest(
       database,
@@ -128,7 +128,7 @@ export const prepareDatabase = async (
     let late: AbortController | undefined
     if (storage.migrateOnStart) {
       // Stopped before the start took the migration lock: nothing ran, and the caller ends the start.
-      if (await migrated(database, logger, stopped)) return {}
+      if (await stoppedWhileMigrating(database, logger, stopped)) return {}
     } else
       try {
         await requireMigrated(database)
