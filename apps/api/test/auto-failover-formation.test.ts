@@ -59,6 +59,10 @@ describe('a pg_auto_failover formation for the tests', () => {
       timings['switchover: no writer'] = switched.noWriterUntil - switched.noWriterFrom
       await switching
       timings['switchover: pg_autoctl done'] = since(t)
+      // The monitor's event log, which a failing failover scenario prints, tells the switchover's steps.
+      expect(await formation.events(t)).toContainEqual(
+        expect.stringMatching(new RegExp(`^\\+\\d+ ms ${standby.name} secondary→prepare_promotion \\(`)),
+      )
       expect(switched.node.name).toBe(standby.name)
       expect((await formation.primary()).name).toBe(standby.name)
       await waitUntil('the proxy follows the switchover', () => proxy.target().name === standby.name, 5_000)

@@ -122,7 +122,13 @@ const scenario = async (
     const answers = checkAnswers(samples, writable, seen.eventAt)
     const readiness = checkReadiness(samples, writable, READY_CHECK_EVERY_MS)
     const primary = await formation!.primary()
-    const stored = await checkStoredPets({ url: svc.url, apiKey: KEY, samples, primaryUrl: primary.url })
+    const stored = await checkStoredPets({
+      url: svc.url,
+      apiKey: KEY,
+      samples,
+      primaryUrl: primary.url,
+      eventAt: seen.eventAt,
+    })
     Object.assign(row, answers.figures, readiness.figures, stored.figures)
     const problems = [...answers.problems, ...readiness.problems, ...stored.problems]
     row['problems'] = problems.length
@@ -134,7 +140,14 @@ const scenario = async (
     expect(svc.output()).not.toContain('"status":500')
     // The stale endpoint did hand the service sessions on the demoted node (else it tested nothing).
     if (mode?.kind === 'stale') expect(row['readOnlyLogLines']).toBeGreaterThan(0)
-    expect(problems, `${row['scenario']}: ${JSON.stringify(row)}`).toEqual([])
+    // What the monitor decided, from the heal before the failover on: why writes were lost or late.
+    const events =
+      problems.length === 0
+        ? []
+        : await formation!
+            .events(seen.eventAt - 10_000)
+            .catch((error: unknown) => [`(the monitor's events could not be read: ${String(error)})`])
+    expect(problems, `${row['scenario']}: ${JSON.stringify(row)}\n${events.join('\n')}`).toEqual([])
   } catch (error) {
     if (!joined) failover.leave()
     row['error'] ??= (error instanceof Error ? error.message : String(error))

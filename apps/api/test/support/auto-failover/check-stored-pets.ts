@@ -43,6 +43,8 @@ export const checkStoredPets = async (o: {
   readonly apiKey: string
   readonly samples: ReadonlyArray<Sample>
   readonly primaryUrl: string
+  /** When the failover began (Date.now()): the times of lost pets are told from it. */
+  readonly eventAt: number
 }) => {
   const problems: Array<string> = []
   const writes = o.samples.filter((s) => s.kind === 'create' || s.kind === 'keyed')
@@ -50,7 +52,11 @@ export const checkStoredPets = async (o: {
   const before = await petsByName(o.primaryUrl, names)
   const lost = writes.filter((s) => s.status === 201 && !(before.get(s.name!) ?? []).includes(s.id!))
   if (lost.length > 0)
-    problems.push(`${lost.length} pets answered 201 are gone: ids ${lost.map((s) => s.id).join(', ')}`)
+    problems.push(
+      `${lost.length} pets answered 201 are gone (id: sent..answered, ms from the failover): ${lost
+        .map((s) => `${s.id}: ${s.startedAt - o.eventAt}..${s.endedAt! - o.eventAt}`)
+        .join(', ')}`,
+    )
   const keyed = writes.filter((s) => s.kind === 'keyed')
   const replays: Array<Sample> = []
   for (let i = 0; i < keyed.length; i += REPLAYS_AT_ONCE)

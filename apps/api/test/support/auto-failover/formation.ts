@@ -30,6 +30,8 @@ export type Formation = {
   readonly multiHostUrl: string
   /** The monitor's view of each data node. */
   readonly states: () => Promise<Array<NodeState>>
+  /** The monitor's event log from `since` (Date.now()) on: for the message of a failing test. */
+  readonly events: (since: number) => Promise<Array<string>>
   /**
    * Waits for a standby still coming up (standbyInBackground), starts pg_autoctl again for a node whose
    * pg_autoctl ended (a killed primary), then waits until the primary has a synchronous standby.
@@ -130,6 +132,7 @@ export const startFormation = async (o: FormationOptions = {}): Promise<Formatio
     nodes: nodes.map(publicNode),
     multiHostUrl: `postgres://postgres@${nodes.map((n) => `${n.host}:${n.port}`).join(',')}/app?target_session_attrs=read-write`,
     states: m.states,
+    events: m.events,
     heal: async (timeoutMs = 60_000) => {
       await cameUp
       for (const [i, node] of nodes.entries())

@@ -17,6 +17,8 @@ export type Monitor = AutoctlProcess & {
   /** What data nodes and pg_autoctl commands are given: the autoctl_node user on pg_auto_failover. */
   readonly url: string
   readonly states: () => Promise<Array<NodeState>>
+  /** The monitor's event log (pgautofailover.event) from `since` (Date.now()) on, one line per event, times from `since`. */
+  readonly events: (since: number) => Promise<Array<string>>
 }
 
 // The production defaults take 20 s to call a silent node unhealthy (10 s after the monitor starts),
@@ -70,5 +72,19 @@ export const startMonitor = async (dir: string, port: number, env: NodeJS.Proces
         `SELECT nodename AS name, nodeport AS port, reportedstate::text AS reported,
                 goalstate::text AS goal, health FROM pgautofailover.node ORDER BY nodeid`,
       ),
+    events: async (since) => {
+      const rows = await queryOnce<Record<string, string>>(
+        admin,
+        `SELECT (extract(epoch FROM eventtime) * 1000)::int8::text AS at, nodename AS node,
+                reportedstate::text AS reported, goalstate::text AS goal, reportedrepstate AS rep,
+                reportedlsn::text AS lsn, description
+           FROM pgautofailover.event WHERE eventtime >= to_timestamp($1::float8 / 1000) ORDER BY eventid`,
+        [since],
+      )
+      return rows.map(
+        (e) =>
+          `+${Number(e['at']) - since} ms ${e['node']} ${e['reported']}→${e['goal']} (${e['rep']}, ${e['lsn']}): ${e['description']}`,
+      )
+    },
   }
 }
