@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // CI runs every package's tests at once on two cores: a test may wait its turn for seconds.
     testTimeout: 30_000,
+    // vitest runs files one at a time on 2 cores by default: 2 at once, as apps/api does with 3.
+    maxWorkers: 2,
     hookTimeout: 30_000,
   },
 })
