@@ -55,7 +55,7 @@ export const requireUtf8Database = async <DB>(db: Kysely<DB>): Promise<void> => 
  * schema passes (one read); else a MigrationsNeedSessionError, since a session lock would stay on a server
  * connection. A migration that fails is the `cause` of the error thrown. Once `signal` aborts, a run that has not
  * taken the lock yet (waiting for another instance, say) stops without it: a MigrationsStoppedError, nothing ran.
- * A run that took it finishes: its migrations are one transaction.
+ * A run that took it finishes, and logs at once that it will: its migrations are one transaction.
  */
 export const migrateToLatest = async <DB>(
   target: Kysely<DB> | { readonly db: Kysely<DB>; readonly runner: Pick<StatementRunner, 'connectionFacts'> },
@@ -87,6 +87,10 @@ export const migrateToLatest = async <DB>(
           'DATABASE_URL on PostgreSQL itself).',
       )
     await acquireLock(connection, log, signal)
+    // From here a stop waits for the migrations: said at once, since they may run for long.
+    const finishing = () =>
+      log('migrations: asked to stop; the migrations under way finish first (one transaction)')
+    signal?.addEventListener('abort', finishing, { once: true })
     let failed = true
     try {
       // A newer release may have migrated while this one waited for the lock.
@@ -96,6 +100,7 @@ export const migrateToLatest = async <DB>(
       failed = false
       return names
     } finally {
+      signal?.removeEventListener('abort', finishing)
       // When the run failed, its error matters more than a failure to unlock; a broken connection
       // releases the lock anyway.
       await unlock(connection).catch((error: unknown) => {

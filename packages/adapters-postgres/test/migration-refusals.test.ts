@@ -12,6 +12,8 @@ import { startTestPgBouncer, type TestPgBouncer } from '../src/testing/index.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const FUTURE = '2099-01-01-0010-future'
+// The advisory lock that kysely's Migrator takes on PostgreSQL (PostgresAdapter.acquireMigrationLock).
+const KYSELY_MIGRATION_LOCK = '3853314791062309107'
 const NEWER =
   `Migrations did not run: the database was migrated by a newer release of the service (it ran ${FUTURE}, ` +
   'which this release does not know). Run that release or a later one, or restore the database from a ' +
@@ -106,6 +108,43 @@ describe('migrateToLatest on a database it cannot bring up to date', () => {
         [{ locked: true }],
       )
       expect(await pendingMigrations(fresh.db)).toEqual(Object.keys(migrations))
+    } finally {
+      other.release(true)
+    }
+  })
+
+  it('finishes the migrations under way when its signal aborts during them, and says so at once', async () => {
+    const fresh = await open({ empty: true })
+    const other = await fresh.pool.connect()
+    try {
+      // kysely's own lock, which its Migrator takes once ours is held: the run waits there, past our lock.
+      await other.query('SELECT pg_advisory_lock($1)', [KYSELY_MIGRATION_LOCK])
+      const stop = new AbortController()
+      const lines: Array<string> = []
+      const running = migrateToLatest(fresh, (line) => lines.push(line), { signal: stop.signal })
+      running.catch(() => {})
+      const waits = async () =>
+        (
+          await other.query(
+            `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          )
+        ).rowCount
+      await expect
+        .poll(waits, {
+          interval: 20,
+          timeout: 10_000,
+          message: "the run waits for kysely's migration lock (has kysely changed its lock's id?)",
+        })
+        .toBe(1)
+      stop.abort()
+      expect(lines).toEqual([
+        'migrations: asked to stop; the migrations under way finish first (one transaction)',
+      ])
+      await other.query('SELECT pg_advisory_unlock($1)', [KYSELY_MIGRATION_LOCK])
+      expect(await running).toEqual(Object.keys(migrations))
+      expect(lines.at(-1)).toBe(`migrations: ran ${Object.keys(migrations).join(', ')}`)
+      expect(await pendingMigrations(fresh.db)).toEqual([])
     } finally {
       other.release(true)
     }
