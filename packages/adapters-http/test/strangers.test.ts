@@ -13,7 +13,15 @@ import {
   type ObservedRequest,
 } from '../src/index.js'
 import { recordingLogger } from './serve.js'
-import { BEARER, errorBodyOf, KEYS, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
+import {
+  BEARER,
+  errorBodyOf,
+  KEYS,
+  memoryApp,
+  memoryAppServedForAll,
+  serveApp,
+  type ServedApp,
+} from './support/memory-app.js'
 import { SWAGGER_UI_VERSION } from './support/swagger-ui-version.js'
 
 // Sends raw bytes on a new connection and collects everything the server writes until it closes.
@@ -35,11 +43,7 @@ const raw = (port: number, text: string, { endAfterWrite = false } = {}) =>
   })
 
 describe('what a caller without a key, or a careless one, can make the service do', () => {
-  let app: ServedApp
-  beforeAll(async () => {
-    app = await serveApp(memoryApp().options)
-  })
-  afterAll(() => app.close())
+  const held = memoryAppServedForAll()
 
   it.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])(
     'answers 404 for the docs asset named %s: inherited names are no assets',
@@ -49,7 +53,7 @@ describe('what a caller without a key, or a careless one, can make the service d
         `${DOCS_PATH}/${name}`,
         `/${name}`,
       ]) {
-        const answer = await app.send({ path })
+        const answer = await held.served.send({ path })
         expect(answer.status).toBe(404)
         expect(errorBodyOf(answer).code).toBe('not_found')
       }
@@ -59,7 +63,7 @@ describe('what a caller without a key, or a careless one, can make the service d
   it.each(['/docs/', '/healthz/', '/Docs', '/openapi.json/'])(
     'answers 404 at %s: paths outside /v1 are exact too',
     async (path) => {
-      const answer = await app.send({ path })
+      const answer = await held.served.send({ path })
       expect(answer.status).toBe(404)
       expect(errorBodyOf(answer).code).toBe('not_found')
     },
@@ -69,7 +73,7 @@ describe('what a caller without a key, or a careless one, can make the service d
     ['401 (no key)', { 'Content-Type': 'application/json' }],
     ['415 (not JSON)', { Authorization: BEARER, 'Content-Type': 'text/plain' }],
   ])('closes the connection after a %s that leaves the body unread', async (_, headers) => {
-    const answer = await app.send({
+    const answer = await held.served.send({
       method: 'POST',
       path: '/v1/pets',
       headers: { ...headers, 'Content-Length': '1000' },
@@ -81,7 +85,7 @@ describe('what a caller without a key, or a careless one, can make the service d
 
   it('closes the connection after a 413 for a declared length over the limit, without reading it', async () => {
     const answer = await raw(
-      app.port,
+      held.served.port,
       'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ' +
         `${BEARER}\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n{"name":`,
     )
@@ -91,7 +95,7 @@ describe('what a caller without a key, or a careless one, can make the service d
 
   const postRaw = (headers: string, body: string) =>
     raw(
-      app.port,
+      held.served.port,
       `POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}\r\n${body}`,
     )
   const chunked = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n0\r\n\r\n`
@@ -100,8 +104,13 @@ describe('what a caller without a key, or a careless one, can make the service d
   const petCount = async () =>
     (
       JSON.parse(
-        (await app.send({ method: 'GET', path: '/v1/pets?limit=100', headers: { Authorization: BEARER } }))
-          .text,
+        (
+          await held.served.send({
+            method: 'GET',
+            path: '/v1/pets?limit=100',
+            headers: { Authorization: BEARER },
+          })
+        ).text,
       ) as Array<unknown>
     ).length
 
@@ -134,7 +143,7 @@ describe('what a caller without a key, or a careless one, can make the service d
 
   it('refuses Authorization on two lines (401 invalid_request, whichever holds the key) and Content-Type on two (415)', async () => {
     const get = (headers: string) =>
-      raw(app.port, `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`)
+      raw(held.served.port, `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`)
     for (const keys of [
       `Authorization: ${BEARER}\r\nAuthorization: Bearer nope\r\n`,
       `Authorization: Bearer nope\r\nauthorization: ${BEARER}\r\n`,
@@ -173,7 +182,7 @@ describe('what a caller without a key, or a careless one, can make the service d
   })
 
   it('keeps the connection of a request whose body it read', async () => {
-    const answer = await app.post('{"name":"Rex","categoryId":1}')
+    const answer = await held.served.post('{"name":"Rex","categoryId":1}')
     expect(answer.status).toBe(201)
     expect(answer.headers.connection).not.toBe('close')
   })
@@ -184,7 +193,7 @@ describe('what a caller without a key, or a careless one, can make the service d
 
   it('answers an HTTP/1.1 request without Host 400 with an Error body and a request id, then closes', async () => {
     for (const key of ['', `Authorization: ${BEARER}\r\n`]) {
-      const answer = await raw(app.port, `GET /v1/pets HTTP/1.1\r\n${key}\r\n`)
+      const answer = await raw(held.served.port, `GET /v1/pets HTTP/1.1\r\n${key}\r\n`)
       expect(answer).toMatch(/^HTTP\/1\.1 400 /)
       expect(headOf(answer)).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
       expect(headOf(answer)).toContain('connection: close')
@@ -200,7 +209,7 @@ describe('what a caller without a key, or a careless one, can make the service d
     'answers the Host %j, which is no host, 400 before authentication, then closes',
     async (host) => {
       const answer = await raw(
-        app.port,
+        held.served.port,
         `GET /v1/pets HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${BEARER}\r\n\r\n`,
       )
       expect(answer).toMatch(/^HTTP\/1\.1 400 /)
@@ -214,7 +223,7 @@ describe('what a caller without a key, or a careless one, can make the service d
     'serves the Host %j',
     async (host) => {
       const answer = await raw(
-        app.port,
+        held.served.port,
         `GET /v1/pets HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${BEARER}\r\nConnection: close\r\n\r\n`,
       )
       expect(answer).toMatch(/^HTTP\/1\.1 200 /)
@@ -224,7 +233,7 @@ describe('what a caller without a key, or a careless one, can make the service d
   it('answers a request with two Host lines 400 before authentication, whatever their case, then closes', async () => {
     for (const hosts of ['Host: x\r\nHost: y\r\n', 'Host: x\r\nhOST: x\r\n'])
       for (const key of ['', `Authorization: ${BEARER}\r\n`]) {
-        const answer = await raw(app.port, `GET /v1/pets HTTP/1.1\r\n${hosts}${key}\r\n`)
+        const answer = await raw(held.served.port, `GET /v1/pets HTTP/1.1\r\n${hosts}${key}\r\n`)
         expect(answer).toMatch(/^HTTP\/1\.1 400 /)
         expect(headOf(answer)).toContain('connection: close')
         expect(bodyOf(answer)).toEqual({
@@ -235,7 +244,7 @@ describe('what a caller without a key, or a careless one, can make the service d
       }
     // One Host, among headers of four letters that are not it, is served.
     const one = await raw(
-      app.port,
+      held.served.port,
       `GET /v1/pets HTTP/1.1\r\nHost: x\r\nFrom: a@b\r\nDate: x\r\nAuthorization: ${BEARER}\r\nConnection: close\r\n\r\n`,
     )
     expect(one).toMatch(/^HTTP\/1\.1 200 /)
@@ -244,7 +253,10 @@ describe('what a caller without a key, or a careless one, can make the service d
   it.each(['http://[%]/v1/pets', 'http://[%]/healthz'])(
     'answers a target that is no URL (%s) 400 with an Error body, not a 500',
     async (target) => {
-      const answer = await raw(app.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      const answer = await raw(
+        held.served.port,
+        `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      )
       expect(answer).toMatch(/^HTTP\/1\.1 400 /)
       expect(headOf(answer)).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
       expect(bodyOf(answer)).toEqual({
@@ -256,14 +268,14 @@ describe('what a caller without a key, or a careless one, can make the service d
   )
 
   it('serves an HTTP/1.0 request without Host: that version has none to carry', async () => {
-    const answer = await raw(app.port, 'GET /v1/pets HTTP/1.0\r\n\r\n')
+    const answer = await raw(held.served.port, 'GET /v1/pets HTTP/1.0\r\n\r\n')
     expect(answer).toMatch(/^HTTP\/1\.1 401 /)
   })
 
   it('ignores an Expect it does not know (no bare 417): 401 without a key, 201 with one', async () => {
     const post = (key: string) =>
       raw(
-        app.port,
+        held.served.port,
         `POST /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n${key}Content-Type: application/json\r\n` +
           'Content-Length: 29\r\nConnection: close\r\n\r\n{"name":"Rex","categoryId":1}',
       )
@@ -281,14 +293,16 @@ describe('what a caller without a key, or a careless one, can make the service d
   ])(
     'answers CONNECT %s (%s) %i with an Error body, then closes the connection',
     async (target, key, status, code) => {
-      const answer = await raw(app.port, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n${key}\r\n`)
+      const answer = await raw(held.served.port, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n${key}\r\n`)
       expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
       expect(headOf(answer)).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
       expect(headOf(answer)).toContain('connection: close')
       if (status === 405) expect(headOf(answer)).toContain('allow: get, head, post')
       expect(bodyOf(answer)).toMatchObject({ code, status })
       // The server goes on serving.
-      expect((await app.send({ path: '/v1/pets', headers: { Authorization: BEARER } })).status).toBe(200)
+      expect((await held.served.send({ path: '/v1/pets', headers: { Authorization: BEARER } })).status).toBe(
+        200,
+      )
     },
   )
 
@@ -305,7 +319,10 @@ describe('what a caller without a key, or a careless one, can make the service d
   ])(
     'answers %s (%s), a method node does not know, %i as any method the app does not serve, then closes',
     async (line, key, status, code) => {
-      const answer = await raw(app.port, `${line} HTTP/1.1\r\nHost: x\r\n${key}Content-Length: 0\r\n\r\n`)
+      const answer = await raw(
+        held.served.port,
+        `${line} HTTP/1.1\r\nHost: x\r\n${key}Content-Length: 0\r\n\r\n`,
+      )
       expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
       expect(headOf(answer)).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
       expect(headOf(answer)).toContain('connection: close')
@@ -317,19 +334,19 @@ describe('what a caller without a key, or a careless one, can make the service d
   )
 
   it('reads the head of a method node does not know as node would: the request id, no Host, HTTP/1.0', async () => {
-    const id = await raw(app.port, 'FOO /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: mine-1\r\n\r\n')
+    const id = await raw(held.served.port, 'FOO /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: mine-1\r\n\r\n')
     expect(headOf(id)).toContain('\r\nx-request-id: mine-1\r\n')
-    const noHost = await raw(app.port, 'FOO /v1/pets HTTP/1.1\r\n\r\n')
+    const noHost = await raw(held.served.port, 'FOO /v1/pets HTTP/1.1\r\n\r\n')
     expect(bodyOf(noHost)).toMatchObject({
       code: 'validation_failed',
       message: expect.stringContaining('Host'),
     })
-    expect(await raw(app.port, 'FOO /v1/pets HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 401 /)
+    expect(await raw(held.served.port, 'FOO /v1/pets HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 401 /)
   })
 
   it('answers a body that ends early with 400, never 500', async () => {
     const answer = await raw(
-      app.port,
+      held.served.port,
       'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ' +
         `${BEARER}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"Rex"`,
       { endAfterWrite: true },
@@ -554,33 +571,32 @@ const inParts = (port: number, parts: ReadonlyArray<string>, gapMs = 20) =>
 
 describe('a method node does not know, its head in several packets', () => {
   // Writes the parts `gapMs` apart on one connection, and collects what comes back until it closes.
-  let app: ServedApp
-  beforeAll(async () => {
-    app = await serveApp(memoryApp().options)
-  })
-  afterAll(() => app.close())
+  const held = memoryAppServedForAll()
 
   it('is answered once the head has ended, as if it came whole: 405 with a key, 401 without', async () => {
-    const withKey = await inParts(app.port, [
+    const withKey = await inParts(held.served.port, [
       'FOO /v1/pets HTTP/1.1\r\nHost: x\r\n',
       `Authorization: ${BEARER}\r\n`,
       '\r\n',
     ])
     expect(withKey).toMatch(/^HTTP\/1\.1 405 /)
     const head = 'FOO /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n'
-    const byteByByte = await inParts(app.port, [...head], 2)
+    const byteByByte = await inParts(held.served.port, [...head], 2)
     expect(byteByByte).toMatch(/^HTTP\/1\.1 401 /)
   })
 
   it('is answered 400 when its head passes 16 KiB, or is not HTTP/1.1 once ended', async () => {
-    const big = await inParts(app.port, [
+    const big = await inParts(held.served.port, [
       'FOO /v1/pets HTTP/1.1\r\nHost: x\r\n',
       `X-A: ${'a'.repeat(9_000)}\r\n`,
       `X-B: ${'b'.repeat(9_000)}\r\n`,
     ])
     expect(big).toMatch(/^HTTP\/1\.1 400 /)
     expect(big).toContain('The request line and headers must be at most 16 KiB together.')
-    const folded = await inParts(app.port, ['FOO /v1/pets HTTP/1.1\r\nHost: x\r\n', ' folded\r\n\r\n'])
+    const folded = await inParts(held.served.port, [
+      'FOO /v1/pets HTTP/1.1\r\nHost: x\r\n',
+      ' folded\r\n\r\n',
+    ])
     expect(folded).toContain('The request is not valid HTTP/1.1.')
   })
 
@@ -860,13 +876,7 @@ describe('keys that are not valid, per client address', () => {
 })
 
 describe('what a body can make the service say', () => {
-  let app: ReturnType<typeof memoryApp>
-  let served: ServedApp
-  beforeAll(async () => {
-    app = memoryApp()
-    served = await serveApp(app.options)
-  })
-  afterAll(() => served.close())
+  const held = memoryAppServedForAll()
 
   it(`names the first ${UNKNOWN_NAMED} unknown fields and counts the rest, so the answer stays small`, async () => {
     const keys = Array.from({ length: 5_000 }, (_, i) => `k${i}`)
@@ -876,7 +886,7 @@ describe('what a body can make the service say', () => {
       ...Object.fromEntries(keys.map((k) => [k, 1])),
     })
     expect(body.length).toBeLessThan(64 * 1024)
-    const answer = await served.post(body)
+    const answer = await held.served.post(body)
     expect(answer.status).toBe(400)
     const { message } = errorBodyOf(answer)
     expect(message).toContain('k0 is not a field of a new pet')
@@ -887,7 +897,9 @@ describe('what a body can make the service say', () => {
   })
 
   it('cuts an unknown field name of thousands of characters', async () => {
-    const answer = await served.post(JSON.stringify({ name: 'Rex', categoryId: 1, ['x'.repeat(60_000)]: 1 }))
+    const answer = await held.served.post(
+      JSON.stringify({ name: 'Rex', categoryId: 1, ['x'.repeat(60_000)]: 1 }),
+    )
     expect(answer.status).toBe(400)
     expect(answer.text.length).toBeLessThan(500)
   })
@@ -904,24 +916,24 @@ describe('what a body can make the service say', () => {
   ])(
     'refuses a categoryId written %s, though JSON.parse may make an integer in range of it',
     async (text) => {
-      const answer = await served.post(`{"name":"Rex","categoryId":${text}}`)
+      const answer = await held.served.post(`{"name":"Rex","categoryId":${text}}`)
       expect(answer.status, answer.text).toBe(400)
       expect(errorBodyOf(answer).message).toContain('categoryId')
-      expect(app.added()).toBe(0)
+      expect(held.app.added()).toBe(0)
     },
   )
 
   it('names a bad Idempotency-Key along with a body that is no JSON', async () => {
-    const answer = await served.post('{', { 'Idempotency-Key': 'k'.repeat(300) })
+    const answer = await held.served.post('{', { 'Idempotency-Key': 'k'.repeat(300) })
     expect(answer.status).toBe(400)
     expect(errorBodyOf(answer).message).toMatch(
       /^The request body is not valid JSON\. Also, Idempotency-Key .+\.$/,
     )
-    expect(errorBodyOf(await served.post('{')).message).toBe('The request body is not valid JSON.')
+    expect(errorBodyOf(await held.served.post('{')).message).toBe('The request body is not valid JSON.')
   })
 
   it('names a rounded categoryId among the other issues of the body, and no other number', async () => {
-    const answer = await served.post('{"name":"","categoryId":0.99999999999999999,"status":"lost"}', {
+    const answer = await held.served.post('{"name":"","categoryId":0.99999999999999999,"status":"lost"}', {
       'Idempotency-Key': ' ',
     })
     expect(answer.status, answer.text).toBe(400)
@@ -929,11 +941,11 @@ describe('what a body can make the service say', () => {
     for (const field of ['name', 'categoryId', 'status', 'Idempotency-Key']) expect(message).toContain(field)
     expect(message).toContain('though it would be rounded to one')
     // An unknown field's fraction is that field's issue, not the category's.
-    const other = errorBodyOf(await served.post('{"name":"Rex","categoryId":1,"weight":0.5}')).message
+    const other = errorBodyOf(await held.served.post('{"name":"Rex","categoryId":1,"weight":0.5}')).message
     expect(other).toBe(
       'Invalid request: weight is not a field of a new pet (allowed: name, categoryId, status).',
     )
-    expect(app.added()).toBe(0)
+    expect(held.app.added()).toBe(0)
   })
 
   it.each([
@@ -943,7 +955,7 @@ describe('what a body can make the service say', () => {
     ['100000000000000000000e-20', 1],
     ['90071992547409910e-1', 9007199254740991],
   ])('accepts a categoryId written %s: the integer %s, exactly', async (text, value) => {
-    const answer = await served.post(`{"name":"Rex","categoryId":${text}}`)
+    const answer = await held.served.post(`{"name":"Rex","categoryId":${text}}`)
     expect(answer.status, answer.text).toBe(201)
     expect(JSON.parse(answer.text)).toMatchObject({ categoryId: value })
   })
@@ -955,7 +967,7 @@ describe('what a body can make the service say', () => {
     '{"name":"Rex","categoryId":1000000000000000}',
     '{"name":"\\u0031.5","categoryId":7}',
   ])('still accepts %s: numbers inside strings are no numbers', async (body) => {
-    const answer = await served.post(body)
+    const answer = await held.served.post(body)
     expect(answer.status, answer.text).toBe(201)
   })
 
@@ -968,7 +980,7 @@ describe('what a body can make the service say', () => {
     '/v1/pets/1.0',
     '/v1/pets/1e0',
   ])('refuses an integer parameter that is not one exactly: %s', async (path) => {
-    const answer = await served.send({ path, headers: { Authorization: BEARER } })
+    const answer = await held.served.send({ path, headers: { Authorization: BEARER } })
     expect(answer.status).toBe(400)
     expect(errorBodyOf(answer).code).toBe('validation_failed')
   })
@@ -981,20 +993,22 @@ describe('what a body can make the service say', () => {
         'operation (allowed: none); "" is not a parameter of this operation (allowed: none).',
     ],
   ])('refuses a query parameter getPet does not take, as listPets refuses one: %s', async (path, message) => {
-    const answer = await served.send({ path, headers: { Authorization: BEARER } })
+    const answer = await held.served.send({ path, headers: { Authorization: BEARER } })
     expect(answer.status).toBe(400)
     expect(errorBodyOf(answer).message).toBe(message)
     expect(answer.headers['deprecation']).toBeDefined()
-    const { id } = JSON.parse((await served.post('{"name":"Rex","categoryId":1}')).text) as { id: number }
+    const { id } = JSON.parse((await held.served.post('{"name":"Rex","categoryId":1}')).text) as {
+      id: number
+    }
     // An empty query is none.
-    expect((await served.send({ path: `/v1/pets/${id}?`, headers: { Authorization: BEARER } })).status).toBe(
-      200,
-    )
+    expect(
+      (await held.served.send({ path: `/v1/pets/${id}?`, headers: { Authorization: BEARER } })).status,
+    ).toBe(200)
   })
 
   it('refuses a query parameter createPet does not take, named with the issues of its body', async () => {
     const post = (path: string, body: string) =>
-      served.send({
+      held.served.send({
         method: 'POST',
         path,
         headers: { Authorization: BEARER, 'Content-Type': 'application/json' },
@@ -1021,7 +1035,7 @@ describe('what a body can make the service say', () => {
     // Nine chunks of 8 KiB (0x2000 bytes): over the 64 KiB limit, with no length declared.
     const chunk = `2000\r\n${'x'.repeat(0x2000)}\r\n`
     const answer = await raw(
-      served.port,
+      held.served.port,
       'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ' +
         `${BEARER}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
         chunk.repeat(9),
