@@ -131,14 +131,20 @@ const stopOnSignals = (role: 'single' | 'worker', stop: (reason: string) => void
     stopping = true
   }
   process.on('SIGTERM', () => stopOnce('SIGTERM'))
-  // A primary gone (SIGKILLed) ends its workers at once: node's cluster emits this event, then exits 0 before
-  // the process's other 'disconnect' listeners run, so nothing drains. This line, written at the exit
-  // (line-buffer.ts), says why.
-  cluster.worker?.once('disconnect', () => {
-    if (cluster.worker?.exitedAfterDisconnect !== true)
+  // A primary gone (SIGKILLed, the OOM killer) closes the IPC channel, and node's cluster exits the worker at
+  // once, unless `worker.exitedAfterDisconnect` is true when the process's 'disconnect' event reaches it (as
+  // node documents at `Worker.process`). Said first, so that this worker drains as on a SIGTERM: its requests in
+  // flight are answered (`Connection: close`), then it exits. No new connection comes: the primary held the
+  // listening socket. A disconnect the primary asked for has set it already.
+  const worker = cluster.worker
+  if (worker !== undefined)
+    process.prependOnceListener('disconnect', () => {
+      if (worker.exitedAfterDisconnect) return
+      worker.exitedAfterDisconnect = true
       logger.error(
         { reason: 'the primary is gone' },
-        'exiting at once: the primary is gone; requests in flight are lost',
+        'the primary is gone: finishing the requests in flight, then exiting',
       )
-  })
+      stopOnce('the primary is gone')
+    })
 }
