@@ -2,14 +2,14 @@ import { rmSync } from 'node:fs'
 import { assertInstalled, autoctlEnvironment, makeFormationDir } from './autoctl-setup.js'
 import { bringUp, hasSynchronousStandby, processesOf, type Started } from './bring-up.js'
 import { restartDataNode, type DataNode, type FormationNode } from './data-node.js'
-import type { NodeState } from './monitor.js'
+import type { MonitorEvent, NodeState } from './monitor.js'
 import { acceptsWrites } from './node-sql.js'
 import { runAsPostgres } from './processes.js'
 import { waitUntil } from './wait-until.js'
 import { waitForWritable, type WritableAgain } from './write-probe.js'
 
 export type { FormationNode } from './data-node.js'
-export type { NodeState } from './monitor.js'
+export type { MonitorEvent, NodeState } from './monitor.js'
 export type { WritableAgain } from './write-probe.js'
 
 /**
@@ -30,8 +30,8 @@ export type Formation = {
   readonly multiHostUrl: string
   /** The monitor's view of each data node. */
   readonly states: () => Promise<Array<NodeState>>
-  /** The monitor's event log from `since` (Date.now()) on: for the message of a failing test. */
-  readonly events: (since: number) => Promise<Array<string>>
+  /** The monitor's event log from `since` (Date.now()) on. */
+  readonly events: (since: number) => Promise<Array<MonitorEvent>>
   /**
    * Waits for a standby still coming up (standbyInBackground), starts pg_autoctl again for a node whose
    * pg_autoctl ended (a killed primary), then waits until the primary has a synchronous standby.

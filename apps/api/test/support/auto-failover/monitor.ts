@@ -17,9 +17,28 @@ export type Monitor = AutoctlProcess & {
   /** What data nodes and pg_autoctl commands are given: the autoctl_node user on pg_auto_failover. */
   readonly url: string
   readonly states: () => Promise<Array<NodeState>>
-  /** The monitor's event log (pgautofailover.event) from `since` (Date.now()) on, one line per event, times from `since`. */
-  readonly events: (since: number) => Promise<Array<string>>
+  /** The monitor's event log (pgautofailover.event) from `since` (Date.now()) on, in order. */
+  readonly events: (since: number) => Promise<Array<MonitorEvent>>
 }
+
+/** One row of the monitor's event log: what a node reported, or the goal the monitor gave it, and when. */
+export type MonitorEvent = {
+  /** When the monitor logged it (Date.now()'s clock: the monitor runs on this machine). */
+  readonly at: number
+  readonly node: string
+  readonly reported: string
+  readonly goal: string
+  /** The replication state the node reported (`quorum`, `async`, `unknown`). */
+  readonly rep: string
+  readonly lsn: string
+  readonly description: string
+}
+
+/** The events as lines, times in ms from `since`: for the message of a failing test. */
+export const eventLines = (events: ReadonlyArray<MonitorEvent>, since: number): Array<string> =>
+  events.map(
+    (e) => `+${e.at - since} ms ${e.node} ${e.reported}→${e.goal} (${e.rep}, ${e.lsn}): ${e.description}`,
+  )
 
 // The production defaults take 20 s to call a silent node unhealthy (10 s after the monitor starts),
 // then 30 s more for a primary to demote itself before its standby takes writes. Shortened (1 s
@@ -81,10 +100,15 @@ export const startMonitor = async (dir: string, port: number, env: NodeJS.Proces
            FROM pgautofailover.event WHERE eventtime >= to_timestamp($1::float8 / 1000) ORDER BY eventid`,
         [since],
       )
-      return rows.map(
-        (e) =>
-          `+${Number(e['at']) - since} ms ${e['node']} ${e['reported']}→${e['goal']} (${e['rep']}, ${e['lsn']}): ${e['description']}`,
-      )
+      return rows.map((e) => ({
+        at: Number(e['at']),
+        node: e['node']!,
+        reported: e['reported']!,
+        goal: e['goal']!,
+        rep: e['rep']!,
+        lsn: e['lsn']!,
+        description: e['description']!,
+      }))
     },
   }
 }

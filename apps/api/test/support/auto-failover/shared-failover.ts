@@ -1,4 +1,4 @@
-import type { Formation, WritableAgain } from './formation.js'
+import type { Formation, FormationNode, WritableAgain } from './formation.js'
 
 /** A change of primary: `pg_autoctl perform switchover`, or the primary's postmaster and pg_autoctl SIGKILLed. */
 export type FailoverEvent = 'switchover' | 'primary killed'
@@ -7,6 +7,8 @@ export type FailoverEvent = 'switchover' | 'primary killed'
 export type FailoverSeen = {
   /** When the switchover was asked for, or the primary killed (Date.now()). */
   readonly eventAt: number
+  /** The primary before the failover. */
+  readonly previous: FormationNode
   readonly writable: WritableAgain
   /** When pg_autoctl's switchover returned (the old primary a standby again), or the kill was done. */
   readonly done: Promise<number>
@@ -67,7 +69,7 @@ export const sharedFailover = (
     // Each watcher awaits it; until then, a failure must not count as unhandled.
     done.catch(() => {})
     const writable = await f.waitForNewPrimaryWritable(first)
-    return { eventAt, writable, done }
+    return { eventAt, previous: first, writable, done }
   }
   return {
     event,
