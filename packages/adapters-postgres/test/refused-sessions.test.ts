@@ -28,6 +28,9 @@ describe('a server that refuses new sessions', () => {
       `ALTER DATABASE ${quoteIdent(fresh.name)} ALLOW_CONNECTIONS false`,
       endSessions(fresh.name),
     )
+    // pg_terminate_backend only signals: until the pool hears its idle session end, a list could go out on it
+    // and meet that end (57P01) instead of a refused new session.
+    await expect.poll(() => fresh.pool.totalCount, { timeout: 10_000 }).toBe(0)
 
     expect(await runLeft(repo.list(everything))).toMatchObject({
       _tag: 'StoreUnavailable',
