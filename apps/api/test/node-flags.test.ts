@@ -27,30 +27,37 @@ const peakOldSpace = (nodeFlags: ReadonlyArray<string>, setFlags: ReadonlyArray<
     ),
   )
 
-// The least peak of three runs: on a busy machine the collector's timing (concurrent marking) moves a
-// single peak by a third either way; the least is what the flags allow.
-const leastPeak = async (nodeFlags: ReadonlyArray<string>, setFlags: ReadonlyArray<string>) =>
-  Math.min(
-    ...[
-      await peakOldSpace(nodeFlags, setFlags),
-      await peakOldSpace(nodeFlags, setFlags),
-      await peakOldSpace(nodeFlags, setFlags),
-    ],
-  )
+// The median peak of three runs: on a busy machine the collector's timing (concurrent marking) moves a
+// single peak by a third either way, and on node 24 (whose V8 ignores --heap-growing-percent) one run in
+// several peaks at a quarter of the others (seen: 27 MB among 96–146): the median is what the flags do.
+const medianPeak = async (nodeFlags: ReadonlyArray<string>, setFlags: ReadonlyArray<string>) => {
+  const peaks = [
+    await peakOldSpace(nodeFlags, setFlags),
+    await peakOldSpace(nodeFlags, setFlags),
+    await peakOldSpace(nodeFlags, setFlags),
+  ].sort((a, b) => a - b)
+  return peaks[1]!
+}
 
 describe('the V8 flags, set by the process itself', () => {
   it(
-    'bound the growth of the old generation as they do on the command line',
+    'bound the growth of the old generation exactly where they do on the command line',
     { timeout: 30_000 },
     async () => {
-      const none = await leastPeak([], [])
-      const inside = await leastPeak([], V8_FLAGS)
-      const commandLine = await leastPeak(V8_FLAGS, [])
-      // Set from inside, the flags do what they do on node's command line.
-      expect(inside).toBeLessThan(commandLine * 1.3)
-      // Where they bound the old generation at all, they do from inside too: node 20's V8 does;
-      // node 24's ignores --heap-growing-percent (the same peak with it and without).
-      if (commandLine < none * 0.8) expect(inside).toBeLessThan(none * 0.8)
+      const none = await medianPeak([], [])
+      const inside = await medianPeak([], V8_FLAGS)
+      const commandLine = await medianPeak(V8_FLAGS, [])
+      // Node 20's V8 bounds it with the flag (about half the peak without); node 24's ignores it (the same
+      // peak with it and without). Set from inside, the flags do what they do on the command line.
+      const bounds = commandLine < none * 0.8
+      if (bounds)
+        expect(inside, `node ${process.version}: peaks ${none}, ${inside}, ${commandLine}`).toBeLessThan(
+          none * 0.8,
+        )
+      else
+        expect(inside, `node ${process.version}: peaks ${none}, ${inside}, ${commandLine}`).toBeGreaterThan(
+          none * 0.5,
+        )
     },
   )
 })
