@@ -5,7 +5,13 @@ import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { createServer, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, inject, it } from 'vitest'
-import { CLUSTER_KEY as KEY, get, lines, startTwoWorkers as startCluster } from './support/cluster-service.js'
+import {
+  answerOf,
+  CLUSTER_KEY as KEY,
+  get,
+  lines,
+  startTwoWorkers as startCluster,
+} from './support/cluster-service.js'
 import { logLinesOf } from './support/log-lines.js'
 import { runBin } from './support/run-bin.js'
 
@@ -129,19 +135,8 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     // One connection, kept: a first answer on it shows that a worker holds it.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
     const headers = { Authorization: `Bearer ${KEY}` }
-    const answer = (req: ReturnType<typeof request>) =>
-      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
-        req.on('response', (res) => {
-          let body = ''
-          res.on('data', (chunk: Buffer) => (body += chunk.toString()))
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }),
-          )
-        })
-        req.on('error', reject)
-      })
     const first = request(`${svc.url}/v1/pets`, { agent, headers })
-    const listed = answer(first)
+    const listed = answerOf(first)
     first.end()
     expect((await listed).status).toBe(200)
     // A create in flight on that connection: its body half sent when the primary goes.
@@ -151,7 +146,7 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
       method: 'POST',
       headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
     })
-    const created = answer(create)
+    const created = answerOf(create)
     create.write(body.slice(0, 10))
     await svc.stop('SIGKILL')
     const said = () =>
@@ -170,8 +165,7 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     agent.destroy()
     const alive = (pid: number) => {
       try {
-        process.kill(pid, 0)
-        return true
+        return process.kill(pid, 0)
       } catch {
         return false
       }

@@ -1,26 +1,31 @@
 import { openFreshDatabase } from '@pets/adapters-postgres/testing'
-import { request } from 'node:http'
+import { request, type ClientRequest } from 'node:http'
 import { inject } from 'vitest'
 import { startTestService, type ChildService } from './test-service.js'
 
 /** The key of API_KEYS that every cluster started here accepts. */
 export const CLUSTER_KEY = 'cluster-e2e-key-9b77d0'
 
-/** A GET with the key, on a fresh connection each time, so that the primary's round robin spreads the requests. */
-export const get = (url: string, path: string): Promise<{ status: number; body: string }> =>
+/** An answer as node:http gives it, read whole: status, `Connection` header, body text. */
+export type ClusterAnswer = { status: number; connection: string | undefined; body: string }
+
+/** The answer to `req`, once read whole; rejects with the request's error. */
+export const answerOf = (req: ClientRequest): Promise<ClusterAnswer> =>
   new Promise((resolve, reject) => {
-    const req = request(
-      `${url}${path}`,
-      { agent: false, headers: { Authorization: `Bearer ${CLUSTER_KEY}` } },
-      (res) => {
-        let body = ''
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-      },
-    )
+    req.on('response', (res) => {
+      let body = ''
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }))
+    })
     req.on('error', reject)
-    req.end()
   })
+
+/** A GET with the key, on a fresh connection each time, so that the primary's round robin spreads the requests. */
+export const get = (url: string, path: string): Promise<ClusterAnswer> => {
+  const req = request(`${url}${path}`, { agent: false, headers: { Authorization: `Bearer ${CLUSTER_KEY}` } })
+  req.end()
+  return answerOf(req)
+}
 
 /** The log lines of every process of the service whose message is `msg`, parsed. */
 export const lines = (svc: ChildService, msg: string) =>
