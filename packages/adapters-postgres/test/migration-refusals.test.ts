@@ -26,7 +26,7 @@ afterAll(async () => {
 })
 
 describe('migrateToLatest on a database it cannot bring up to date', () => {
-  const { open } = useFreshDatabases()
+  const { open, session } = useFreshDatabases()
 
   it('refuses a database that a newer release migrated, naming what it ran, directly and through a pooler', async () => {
     const direct = await open()
@@ -47,27 +47,23 @@ describe('migrateToLatest on a database it cannot bring up to date', () => {
 
   it('refuses it also when the newer release migrated while this one waited for the lock', async () => {
     const fresh = await open({ empty: true })
-    const newer = await fresh.pool.connect()
-    try {
-      await newer.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
-      let isWaiting = () => {}
-      const waitingForTheLock = new Promise<void>((resolve) => (isWaiting = resolve))
-      const waiting = migrateToLatest(fresh, (line) => {
-        if (line.includes('waiting for another instance')) isWaiting()
-      })
-      waiting.catch(() => {})
-      // Past its first read (which found nothing to refuse), it waits for the lock.
-      await waitingForTheLock
-      // The newer release's run, as this one waits: its table, and a migration this release does not know.
-      await newer.query(
-        'CREATE TABLE kysely_migration (name varchar(255) PRIMARY KEY, timestamp varchar(255) NOT NULL)',
-      )
-      await newer.query('INSERT INTO kysely_migration (name, timestamp) VALUES ($1, now()::text)', [FUTURE])
-      await newer.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
-      await expect(waiting).rejects.toThrow(NEWER)
-    } finally {
-      newer.release(true)
-    }
+    const newer = await session(fresh)
+    await newer.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+    let isWaiting = () => {}
+    const waitingForTheLock = new Promise<void>((resolve) => (isWaiting = resolve))
+    const waiting = migrateToLatest(fresh, (line) => {
+      if (line.includes('waiting for another instance')) isWaiting()
+    })
+    waiting.catch(() => {})
+    // Past its first read (which found nothing to refuse), it waits for the lock.
+    await waitingForTheLock
+    // The newer release's run, as this one waits: its table, and a migration this release does not know.
+    await newer.query(
+      'CREATE TABLE kysely_migration (name varchar(255) PRIMARY KEY, timestamp varchar(255) NOT NULL)',
+    )
+    await newer.query('INSERT INTO kysely_migration (name, timestamp) VALUES ($1, now()::text)', [FUTURE])
+    await newer.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+    await expect(waiting).rejects.toThrow(NEWER)
   })
 
   it('says which migration failed, with why as its cause, not repeated in its message', async () => {
@@ -86,68 +82,60 @@ describe('migrateToLatest on a database it cannot bring up to date', () => {
 
   it('stops without the lock when its signal aborts while it waits for another instance: nothing ran', async () => {
     const fresh = await open({ empty: true })
-    const other = await fresh.pool.connect()
-    try {
-      await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
-      const stop = new AbortController()
-      const stopped = migrateToLatest(
-        fresh,
-        (line) => {
-          if (line.includes('waiting for another instance')) stop.abort()
-        },
-        { signal: stop.signal },
-      )
-      await expect(stopped).rejects.toBeInstanceOf(MigrationsStoppedError)
-      await expect(stopped).rejects.toMatchObject({
-        waiting: true,
-        message: 'Migrations did not run: stopped while waiting for another instance that is migrating.',
-      })
-      await other.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
-      // It holds no lock, and migrated nothing.
-      expect((await other.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK])).rows).toEqual(
-        [{ locked: true }],
-      )
-      expect(await pendingMigrations(fresh.db)).toEqual(Object.keys(migrations))
-    } finally {
-      other.release(true)
-    }
+    const other = await session(fresh)
+    await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+    const stop = new AbortController()
+    const stopped = migrateToLatest(
+      fresh,
+      (line) => {
+        if (line.includes('waiting for another instance')) stop.abort()
+      },
+      { signal: stop.signal },
+    )
+    await expect(stopped).rejects.toBeInstanceOf(MigrationsStoppedError)
+    await expect(stopped).rejects.toMatchObject({
+      waiting: true,
+      message: 'Migrations did not run: stopped while waiting for another instance that is migrating.',
+    })
+    await other.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+    // It holds no lock, and migrated nothing.
+    expect((await other.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK])).rows).toEqual([
+      { locked: true },
+    ])
+    expect(await pendingMigrations(fresh.db)).toEqual(Object.keys(migrations))
   })
 
   it('finishes the migrations under way when its signal aborts during them, and says so at once', async () => {
     const fresh = await open({ empty: true })
-    const other = await fresh.pool.connect()
-    try {
-      // kysely's own lock, which its Migrator takes once ours is held: the run waits there, past our lock.
-      await other.query('SELECT pg_advisory_lock($1)', [KYSELY_MIGRATION_LOCK])
-      const stop = new AbortController()
-      const lines: Array<string> = []
-      const running = migrateToLatest(fresh, (line) => lines.push(line), { signal: stop.signal })
-      running.catch(() => {})
-      const waits = async () =>
-        (
-          await other.query(
-            `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-          )
-        ).rowCount
-      await expect
-        .poll(waits, {
-          interval: 20,
-          timeout: 10_000,
-          message: "the run waits for kysely's migration lock (has kysely changed its lock's id?)",
-        })
-        .toBe(1)
-      stop.abort()
-      expect(lines).toEqual([
-        'migrations: asked to stop; the migrations under way finish first (one transaction)',
-      ])
-      await other.query('SELECT pg_advisory_unlock($1)', [KYSELY_MIGRATION_LOCK])
-      expect(await running).toEqual(Object.keys(migrations))
-      expect(lines.at(-1)).toBe(`migrations: ran ${Object.keys(migrations).join(', ')}`)
-      expect(await pendingMigrations(fresh.db)).toEqual([])
-    } finally {
-      other.release(true)
-    }
+    const other = await session(fresh)
+    // kysely's own lock, which its Migrator takes once ours is held: the run waits there, past our lock.
+    await other.query('SELECT pg_advisory_lock($1)', [KYSELY_MIGRATION_LOCK])
+    const stop = new AbortController()
+    const lines: Array<string> = []
+    const running = migrateToLatest(fresh, (line) => lines.push(line), { signal: stop.signal })
+    running.catch(() => {})
+    const waits = async () =>
+      (
+        await other.query(
+          `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        )
+      ).rowCount
+    await expect
+      .poll(waits, {
+        interval: 20,
+        timeout: 10_000,
+        message: "the run waits for kysely's migration lock (has kysely changed its lock's id?)",
+      })
+      .toBe(1)
+    stop.abort()
+    expect(lines).toEqual([
+      'migrations: asked to stop; the migrations under way finish first (one transaction)',
+    ])
+    await other.query('SELECT pg_advisory_unlock($1)', [KYSELY_MIGRATION_LOCK])
+    expect(await running).toEqual(Object.keys(migrations))
+    expect(lines.at(-1)).toBe(`migrations: ran ${Object.keys(migrations).join(', ')}`)
+    expect(await pendingMigrations(fresh.db)).toEqual([])
   })
 
   it('runs nothing once its signal has aborted, though nobody holds the lock', async () => {

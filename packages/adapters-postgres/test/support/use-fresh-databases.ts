@@ -1,3 +1,4 @@
+import type pg from 'pg'
 import { afterEach, inject } from 'vitest'
 import { openFreshDatabase, type FreshDatabase, type FreshDatabaseOptions } from '../../src/testing/index.js'
 
@@ -20,5 +21,11 @@ export const useFreshDatabases = () => {
       return fresh
     },
     track: (...closables: ReadonlyArray<Closable>) => void opened.push(...closables),
+    /** A session of `database`'s pool of its own (another instance, say), ended after the test. */
+    session: async (database: FreshDatabase): Promise<pg.PoolClient> => {
+      const client = await database.pool.connect()
+      opened.push({ close: async () => client.release(true) })
+      return client
+    },
   }
 }
