@@ -1,4 +1,4 @@
-// What Node's fetch (undici) adds to a request whose caller did not set it, as Node 20 sends it.
+// What Node's fetch (undici) adds to a request whose caller did not set it, the same on Node 20 and 24.
 const FETCH_DEFAULTS: Readonly<Record<string, string>> = {
   connection: 'keep-alive',
   accept: '*/*',
