@@ -27,26 +27,27 @@ const peakOldSpace = (nodeFlags: ReadonlyArray<string>, setFlags: ReadonlyArray<
     ),
   )
 
-// The median peak of three runs: on a busy machine the collector's timing (concurrent marking) moves a
-// single peak by a third either way, and on node 24 (whose V8 ignores --heap-growing-percent) one run in
-// several peaks at a quarter of the others (seen: 27 MB among 96–146): the median is what the flags do.
-const medianPeak = async (nodeFlags: ReadonlyArray<string>, setFlags: ReadonlyArray<string>) => {
-  const peaks = [
+// The highest peak of three runs. On node 24 (whose V8 ignores --heap-growing-percent) a run now and then
+// peaks far below the others, with the flag or without (seen on a quiet machine, eight runs each: 27 MB
+// among 130–134 set from inside, 96 and 98 among 131–136 without and on the command line), and on a busy
+// machine two runs in three did so once (CI: a median of 90 MB on the command line against 132 without,
+// read as a bound). The lows are the collector's timing, never the flag; no run peaks far above what the
+// setting allows (node 20: 71–81 MB with the flag, 128–152 without): the highest is what the flags do.
+const highestPeak = async (nodeFlags: ReadonlyArray<string>, setFlags: ReadonlyArray<string>) =>
+  Math.max(
     await peakOldSpace(nodeFlags, setFlags),
     await peakOldSpace(nodeFlags, setFlags),
     await peakOldSpace(nodeFlags, setFlags),
-  ].sort((a, b) => a - b)
-  return peaks[1]!
-}
+  )
 
 describe('the V8 flags, set by the process itself', () => {
   it(
     'bound the growth of the old generation exactly where they do on the command line',
     { timeout: 30_000 },
     async () => {
-      const none = await medianPeak([], [])
-      const inside = await medianPeak([], V8_FLAGS)
-      const commandLine = await medianPeak(V8_FLAGS, [])
+      const none = await highestPeak([], [])
+      const inside = await highestPeak([], V8_FLAGS)
+      const commandLine = await highestPeak(V8_FLAGS, [])
       // Node 20's V8 bounds it with the flag (about half the peak without); node 24's ignores it (the same
       // peak with it and without). Set from inside, the flags do what they do on the command line.
       const bounds = commandLine < none * 0.8
