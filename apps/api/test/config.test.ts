@@ -115,6 +115,19 @@ describe('configuration from the environment', () => {
     }
   })
 
+  it('writes PUBLIC_BASE_URL as its URL serialization, in ASCII, so that every Location and Link can carry it', () => {
+    // Kept as given, a host in another script made node refuse the Location header: a 500 after the pet was
+    // added; a space or `>` broke the URI-reference of every Link.
+    for (const [given, written] of [
+      ['https://例え.jp/v1', 'https://xn--r8jz45g.jp/v1'],
+      ['https://bücher.example/v1/', 'https://xn--bcher-kva.example/v1'],
+      ['https://api.example.com/a b/a>b/v1', 'https://api.example.com/a%20b/a%3Eb/v1'],
+      ['https://API.Example.com:443/v1', 'https://api.example.com/v1'],
+      ['http://10.0.0.1:8080/pets/v1', 'http://10.0.0.1:8080/pets/v1'],
+    ])
+      expect(config({ PUBLIC_BASE_URL: given }).publicBaseUrl, given).toBe(written)
+  })
+
   it('refuses production without PostgreSQL, and CLOCK_NOW in production', () => {
     expect(
       problems({ APP_ENV: 'production', API_KEYS: `billing:${LONG_KEY}`, CLOCK_NOW: '2030-01-01T00:00:00Z' }),

@@ -59,7 +59,9 @@ export const PUBLIC_BASE_URL = optional({
   name: 'PUBLIC_BASE_URL',
   codec: publicBaseUrl,
   unset: '`http://HOST:PORT/v1`',
-  meaning: 'Where clients reach `/v1`; used in `Location` and `Link` headers',
+  meaning:
+    'Where clients reach `/v1`; used in `Location` and `Link` headers, written as its URL serialization ' +
+    '(ASCII: a host such as `bücher.example` in punycode, a space of the path as `%20`)',
 })
 
 export const LOG_LEVEL = variable({

@@ -14,14 +14,16 @@ const plainHttpUrl = (u: unknown): URL | undefined => {
     : undefined
 }
 
-// A string codec whose value is kept as given when `fits` the URL it parses to.
-const urlCodec = (name: string, fits: (url: URL) => boolean, expected: string) =>
+// A string codec whose value, when it `fits` the URL it parses to, is kept as given, or with `serialized`
+// written as that URL's serialization.
+const urlCodec = (name: string, fits: (url: URL) => boolean, expected: string, serialized = false) =>
   new t.Type<string, string, unknown>(
     name,
     (u): u is string => typeof u === 'string',
     (u, c) => {
       const url = plainHttpUrl(u)
-      return url !== undefined && fits(url) ? t.success(u as string) : t.failure(u, c, expected)
+      if (url === undefined || !fits(url)) return t.failure(u, c, expected)
+      return t.success(serialized ? url.href : (u as string))
     },
     String,
   )
@@ -36,7 +38,10 @@ export const httpUrl = urlCodec(
 /**
  * Where clients reach the API (interface.md: a base URL whose path ends in the version segment `v1`): an
  * http or https URL without query, fragment or credentials, which would otherwise go out in every
- * `Location` and `Link` (RFC 9110, 4.2.4: never userinfo in an http URI a sender writes).
+ * `Location` and `Link` (RFC 9110, 4.2.4: never userinfo in an http URI a sender writes). Written as the
+ * URL's serialization, which is ASCII: a host in another script in punycode (node refuses a header with a
+ * character above U+00FF: every create would be a 500 after its pet was added), a space or `>` of the path
+ * percent-encoded (either would end the URI-reference of a `Link`), the host in lower case, no default port.
  */
 export const publicBaseUrl = urlCodec(
   'PublicBaseUrl',
@@ -44,6 +49,7 @@ export const publicBaseUrl = urlCodec(
     url.username === '' && url.password === '' && url.pathname.replace(/(?<!\/)\/+$/, '').endsWith('/v1'),
   'must be an absolute http or https URL whose path ends in /v1, without query, fragment, user or password, ' +
     'such as https://api.example.com/v1',
+  true,
 )
 
 /**
