@@ -3,6 +3,9 @@ import { useService, type StartService } from './harness.js'
 import { addPet, addPets } from './pets-client.js'
 
 const STAGING = 'https://staging-api.example.com/v1'
+// A host in another script and a space in the path: written as the URL's ASCII serialization.
+const UNICODE = 'https://例え.jp/a b/v1'
+const SERIALIZED = 'https://xn--r8jz45g.jp/a%20b/v1'
 
 /** CONTRACT: every absolute URL the service writes (Location, Link) starts with its PUBLIC_BASE_URL. */
 export const describePublicBaseUrl = (start: StartService) =>
@@ -22,5 +25,24 @@ export const describePublicBaseUrl = (start: StartService) =>
       expect(page.headers.get('link')).toBe(`<${STAGING}/pets?limit=1&after=${pet.id}>; rel="next"`)
       const found = await svc().authed(`/v1/pets/${(await addPet(svc())).id}`)
       expect(found.headers.get('link')).toBe(`<${STAGING}/pets>; rel="successor-version"`)
+    })
+
+    describe('when PUBLIC_BASE_URL is not ASCII', () => {
+      const unicode = useService(start, { env: { PUBLIC_BASE_URL: UNICODE } })
+
+      it('writes it as its URL serialization: a 201 with its Location, never a 500 after the pet is added', async () => {
+        // Kept as given, node refused the Location header (a character above U+00FF): 500, the pet added.
+        const created = await unicode().authed('/v1/pets', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"name":"Rex","categoryId":1}',
+        })
+        const pet = (await created.json()) as { id: number }
+        expect(created.status).toBe(201)
+        expect(created.headers.get('location')).toBe(`${SERIALIZED}/pets/${pet.id}`)
+        const found = await unicode().authed(`/v1/pets/${pet.id}`)
+        expect(found.status).toBe(200)
+        expect(found.headers.get('link')).toBe(`<${SERIALIZED}/pets>; rel="successor-version"`)
+      })
     })
   })
