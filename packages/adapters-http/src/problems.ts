@@ -43,6 +43,7 @@ export type Problem =
   | ShuttingDown
   | RateLimited
 
+/** An answer of toErrorResponse: the contract's Error body and the headers that go with it. */
 export type ErrorResponse = { readonly body: ErrorBody; readonly headers: Readonly<Record<string, string>> }
 
 /** Seconds a client should wait before retrying when the store is unavailable. */

@@ -16,6 +16,7 @@ export interface RateLimiter {
   readonly take: (key: string) => RateDecision
 }
 
+/** The options of createTokenBucketRateLimiter: its policy, and its clock and bound on keys. */
 export type TokenBucketOptions = RateLimitPolicy & {
   /** Milliseconds on a clock that never goes back; performance.now unless given. */
   readonly now?: () => number

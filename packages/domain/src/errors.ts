@@ -42,5 +42,7 @@ export const storeRefusesWrites = (cause?: unknown): StoreUnavailable => ({
   ...storeUnavailable(cause),
   refusesWrites: true,
 })
+/** Makes an IdempotencyKeyInUse: a request with the same key is still running. */
 export const idempotencyKeyInUse = (): IdempotencyKeyInUse => ({ _tag: 'IdempotencyKeyInUse' })
+/** Makes an IdempotencyKeyReused: the key was used with another fingerprint (another body). */
 export const idempotencyKeyReused = (): IdempotencyKeyReused => ({ _tag: 'IdempotencyKeyReused' })

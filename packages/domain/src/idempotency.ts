@@ -11,6 +11,7 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
 // CONTRACT: 1 to 255 printable ASCII characters (0x20-0x7E).
 const PRINTABLE = /^[\x20-\x7E]*$/
 
+/** The brand of IdempotencyKey: a string that its codec accepted. */
 export interface IdempotencyKeyBrand {
   readonly IdempotencyKey: unique symbol
 }

@@ -11,6 +11,7 @@ export type PostgresAdapterOptions = {
   readonly lockTimeoutMs?: number
 }
 
+/** The `lock_timeout`, in milliseconds, of an adapter given none of its own and a handle without one. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 500
 
 /** How tryStore reports a call of `operation` for an adapter made with `options`. */

@@ -64,8 +64,10 @@ export type PostgresDatabase = PostgresHandle & {
   readonly close: () => Promise<void>
 }
 
-// The client gives up this long after the server would have cancelled the statement: the server's cancel
-// leaves the connection usable, so it should come first.
+/**
+ * Milliseconds the client waits past `statementTimeoutMs` before it gives up on a statement itself: the
+ * server's cancel leaves the connection usable, so it should come first.
+ */
 export const QUERY_TIMEOUT_MARGIN_MS = 250
 
 /** How long a pool connection lives unless told otherwise (`maxLifetimeSeconds`). */

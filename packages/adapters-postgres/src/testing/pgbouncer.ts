@@ -32,6 +32,7 @@ export type PgBouncerOptions = {
 // Debian's, unless PGBOUNCER_BIN names another.
 const binaryOf = (env: NodeJS.ProcessEnv) => env['PGBOUNCER_BIN'] ?? '/usr/sbin/pgbouncer'
 
+/** What to do when no PgBouncer can be had: the lines a test that needs one fails with. */
 export const HOW_TO_PROVIDE_PGBOUNCER = [
   'Provide one of:',
   "- install Debian's pgbouncer: apt-get install -y pgbouncer (bash scripts/bootstrap.sh setup-tests does it);",

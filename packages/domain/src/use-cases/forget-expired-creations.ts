@@ -3,6 +3,7 @@ import type { StoreUnavailable } from '../errors.js'
 import { IDEMPOTENCY_WINDOW_MS } from '../idempotency.js'
 import type { Clock, IdempotentPetCreations } from '../ports.js'
 
+/** The ports forgetExpiredCreations needs: the store of idempotent creations and the clock of the window. */
 export type ForgetExpiredCreationsDeps = {
   readonly creations: IdempotentPetCreations
   readonly clock: Clock
