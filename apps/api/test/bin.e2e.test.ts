@@ -125,6 +125,53 @@ describe('the bin, run as a file of its own', () => {
     expect(started).toEqual({ stdout: `${version}\n`, stderr: 'turbo banner\n' })
   })
 
+  it("stops cleanly on a SIGTERM sent to `pnpm start`'s shell (the root's, and through pnpm apps/api's)", async () => {
+    const root = fileURLToPath(new URL('../../../', import.meta.url))
+    const { scripts } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      scripts: { start: string }
+    }
+    const bin = mkdtempSync(join(tmpdir(), 'fake-turbo-'))
+    writeFileSync(join(bin, 'turbo'), '#!/bin/sh\n', { mode: 0o755 })
+    // pnpm hands a SIGTERM to the script's shell, as does whatever signals the root's: a shell that is
+    // still there dies of it, and the service it started would run on, its shutdown never begun.
+    const starts = {
+      root: () =>
+        spawn('sh', ['-c', scripts.start], { cwd: root, env: { ...ENV, PATH: `${bin}:${ENV.PATH}` } }),
+      'apps/api': () =>
+        spawn('pnpm', ['-s', 'start'], {
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          env: { ...ENV, HOME: process.env.HOME ?? tmpdir() },
+        }),
+    }
+    try {
+      for (const [name, start] of Object.entries(starts)) {
+        const child = start()
+        let output = ''
+        child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+        await pollUntil(`${name}: the listening line`, () => output.includes('"listening"'), 20_000)
+        const { pid } = JSON.parse(output.split('\n').find((line) => line.includes('"listening"'))!) as {
+          pid: number
+        }
+        child.kill('SIGTERM')
+        try {
+          await pollUntil(
+            `${name}: the service's stopped line`,
+            () => output.includes('"msg":"stopped"'),
+            5_000,
+          )
+        } finally {
+          try {
+            process.kill(pid, 'SIGKILL') // the service, if the signal never reached it
+          } catch {
+            // stopped, as it should
+          }
+        }
+      }
+    } finally {
+      rmSync(bin, { recursive: true })
+    }
+  })
+
   it('prints the OpenAPI document when run directly', async () => {
     const stdout = await new Promise<string>((resolve, reject) =>
       execFile(MAIN, ['openapi'], { env: ENV }, (error, out) => (error ? reject(error) : resolve(out))),
