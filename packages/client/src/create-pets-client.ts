@@ -5,6 +5,7 @@ import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
 import { sleepFor } from './abortable.js'
+import { checkedApiKey } from './checked-api-key.js'
 import type { PetsClientError, UndecodableResponse, ValidationFailed } from './client-errors.js'
 import { decodeResponse, type ReadResponse } from './decode-response.js'
 import { nextLinkOf, nextPageUrl } from './next-link.js'
@@ -51,6 +52,7 @@ const listingUrl = (baseUrl: string, { limit, status, after }: ListPetsQuery): s
 /** A client of the animal store service over HTTP, with fetch. It knows nothing of the server. */
 export const createPetsClient = (options: PetsClientOptions): PetsClient => {
   const baseUrl = trimmedBaseUrl(options.baseUrl)
+  const authorization = `Bearer ${checkedApiKey(options.apiKey)}`
   const transport: Transport = {
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     sleep: options.sleep ?? sleepFor,
@@ -75,7 +77,7 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
         ...init,
         headers: {
           Accept: 'application/json',
-          [HEADERS.authorization]: `Bearer ${options.apiKey}`,
+          [HEADERS.authorization]: authorization,
           ...init.headers,
         },
       },

@@ -6,6 +6,30 @@ describe('the options of the client, checked when it is built', () => {
     expect(() => createPetsClient({ baseUrl: 'pets.internal/v1', apiKey: 'k' })).toThrow(/baseUrl/)
   })
 
+  it('refuses an apiKey that fetch cannot send as a header, without showing it, and sends what it can', async () => {
+    for (const apiKey of ['sec\nret', 'sec\r\nret', '\nsecret', 'sec\0ret', 'secret\u0100', 'secret🐶'])
+      expect(() => createPetsClient({ baseUrl: 'http://x.test/v1', apiKey })).toThrow(
+        new TypeError(
+          'apiKey cannot be sent in an Authorization header: it holds a line break, a NUL or a character ' +
+            'above U+00FF (the key is not shown)',
+        ),
+      )
+    // fetch drops white space at the end of a header value, as HTTP does: the key's end, here.
+    const sent: Array<string | null> = []
+    for (const apiKey of ['k1 ', 'k1\n', 'k1\r\n\t']) {
+      const client = createPetsClient({
+        baseUrl: 'http://x.test/v1',
+        apiKey,
+        fetch: async (input, init) => {
+          sent.push(new Request(input, init).headers.get('Authorization'))
+          return Response.json([])
+        },
+      })
+      expect((await client.listPets({})())._tag).toBe('Right')
+    }
+    expect(sent).toEqual(['Bearer k1', 'Bearer k1', 'Bearer k1'])
+  })
+
   it('refuses bounds that make no sense', () => {
     expect(() =>
       createPetsClient({ baseUrl: 'http://x.test/v1', apiKey: 'k', retry: { maxAttempts: 0 } }),
