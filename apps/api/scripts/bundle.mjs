@@ -6,30 +6,12 @@
 import { build } from 'esbuild'
 import { chmodSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { LAZY_REQUIRES } from './lazy-requires.mjs'
+import { LAZY_REQUIRES, NODE_ONLY_PG } from './lazy-requires.mjs'
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url))
 const { NODE_FLAGS } = await import(new URL('../dist/node-flags.js', import.meta.url).href)
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 rmSync(`${dist}bin`, { recursive: true, force: true })
-
-// pg asks at import whether it runs in a Cloudflare Worker by building a fetch Response, which loads undici
-// at every PostgreSQL start (bench/RESULTS.md#cold-start-and-idle-memory); this bundle runs on Node only. A
-// pg whose probe reads otherwise fails the build rather than being bundled with the probe.
-const PG_RUNTIME_PROBE = 'if (isCloudflareRuntime()) {'
-const nodeOnlyPg = {
-  name: 'node-only-pg',
-  setup(bundler) {
-    bundler.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, ({ path }) => {
-      const source = readFileSync(path, 'utf8')
-      if (!source.includes(PG_RUNTIME_PROBE))
-        throw new Error(
-          `${path} no longer probes the runtime with "${PG_RUNTIME_PROBE}": review node-only-pg`,
-        )
-      return { contents: source.replace(PG_RUNTIME_PROBE, 'if (false) {'), loader: 'js' }
-    })
-  },
-}
 
 // fp-ts and io-ts ship CommonJS (lib/, what the sources import) and the same code as ES modules (es6/).
 // Bundled from CommonJS, each use of an import calls a getter on the module's namespace, on every request
@@ -74,7 +56,7 @@ await build({
       `#!/usr/bin/env ${NODE_FLAGS.length === 0 ? 'node' : `-S node ${NODE_FLAGS.join(' ')}`}\n` +
       "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
-  plugins: [nodeOnlyPg, esModulesOfFpTs, ...LAZY_REQUIRES],
+  plugins: [NODE_ONLY_PG, esModulesOfFpTs, ...LAZY_REQUIRES],
   logLevel: 'warning',
 })
 

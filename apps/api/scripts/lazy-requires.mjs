@@ -86,3 +86,10 @@ export const LAZY_REQUIRES = [
   rewrite('lazy-mime-type-is', /[\\/]type-is[\\/]index\.js$/, [lazyMime]),
   rewrite('lazy-mime-accepts', /[\\/]accepts[\\/]index\.js$/, [lazyMime]),
 ]
+
+// pg asks at import whether it runs in a Cloudflare Worker by building a fetch Response, which loads undici
+// at every PostgreSQL start (bench/RESULTS.md#cold-start-and-idle-memory); this bundle runs on Node only. A
+// pg whose probe reads otherwise, or lies elsewhere, fails the build rather than being bundled with the probe.
+export const NODE_ONLY_PG = rewrite('node-only-pg', /[\\/]pg[\\/]lib[\\/]stream\.js$/, [
+  ['if (isCloudflareRuntime()) {', 'if (false) {'],
+])
