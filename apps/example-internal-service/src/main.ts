@@ -1,9 +1,16 @@
 #!/usr/bin/env node
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createInternalService } from './create-internal-service.js'
 
-// PETS_CALLERS=billing:token-1,search:token-2 names the services that may call /animals/v1.
-const port = Number(process.env.PORT ?? '4000')
-const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${port}`
+// PORT (4000; 0: any free port) and PUBLIC_URL (where callers reach this service; http://127.0.0.1:PORT by
+// default) place it; PETS_CALLERS=billing:token-1,search:token-2 names the services that may call /animals/v1.
+const portText = process.env.PORT ?? '4000'
+const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : Number.NaN
+if (!(port <= 65535)) {
+  process.stderr.write('intake desk: PORT must be an integer from 0 to 65535\n')
+  process.exit(2)
+}
 const callers = Object.fromEntries(
   (process.env.PETS_CALLERS ?? '')
     .split(',')
@@ -11,8 +18,13 @@ const callers = Object.fromEntries(
     .map((pair) => [pair.slice(0, pair.indexOf(':')), pair.slice(pair.indexOf(':') + 1)]),
 )
 
-const { app } = createInternalService({ publicUrl, callers })
-app.listen(port, '127.0.0.1', () => {
+// Listen first, so that the links name the port the system gave (PORT=0); then hand the requests to the app,
+// whose middleware Koa composes there, with the router already in it.
+const server = createServer()
+server.listen(port, '127.0.0.1', () => {
+  const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const { app } = createInternalService({ publicUrl, callers })
+  server.on('request', app.callback())
   // The tokens are never printed, only who may call.
   process.stdout.write(
     `intake desk on ${publicUrl}; pets API callers: ${Object.keys(callers).join(', ') || 'none'}\n`,
