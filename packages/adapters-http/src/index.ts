@@ -22,6 +22,7 @@ export {
   type OperationsAppOptions,
 } from './create-http-app.js'
 export { createPetsRouter, type PetsRouterOptions } from './create-pets-router.js'
+export type { RequestState } from './request-state.js'
 export { connectionCutter } from './cut-requests.js'
 export { DOCS_PATH } from './docs-page.js'
 export {
