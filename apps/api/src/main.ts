@@ -67,6 +67,12 @@ const serveCommand = async (loaded: AppConfig) => {
     logger.warn(
       'storage: in memory; every pet is lost when this process ends (set DATABASE_URL to keep them)',
     )
+  // Outside development nothing generates a key, and the in-memory store has none stored to issue.
+  if (config.storage.kind === 'memory' && config.apiKeys.length === 0)
+    logger.warn(
+      'API keys: none: API_KEYS is unset and the in-memory store keeps no stored keys, so every request ' +
+        'under /v1 is answered 401; set API_KEYS',
+    )
   // CONTRACT: each environment has its own public base URL; this one's default is where clients elsewhere
   // cannot reach it.
   if (namesOwnHost(config))

@@ -50,6 +50,29 @@ describe('the built service (node apps/api/dist/main.js)', () => {
     }
   })
 
+  it('warns at start when no key can ever be accepted: staging in memory without API_KEYS', async () => {
+    const svc = await startTestService({ mode: 'child', env: { APP_ENV: 'staging', SHUTDOWN_DELAY_MS: '0' } })
+    try {
+      expect((await fetch(`${svc.url}/v1/pets`, { headers: { Authorization: 'Bearer any' } })).status).toBe(
+        401,
+      )
+      const warned = svc
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('API keys: none'))
+      expect(warned).toHaveLength(1)
+      expect(JSON.parse(warned[0]!)).toMatchObject({ level: 40 })
+    } finally {
+      await svc.stop()
+    }
+    const withKey = await startTestService({
+      mode: 'child',
+      env: { APP_ENV: 'staging', SHUTDOWN_DELAY_MS: '0', API_KEYS: 'k1' },
+    })
+    await withKey.stop()
+    expect(withKey.output()).not.toContain('API keys: none')
+  })
+
   it('generates one key in development when API_KEYS is unset, prints it once, and accepts it', async () => {
     const svc = await startTestService({ mode: 'child', env: {} })
     const printed = /accepts the generated key\n\s+(\S+)/.exec(svc.output())?.[1]
