@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os'
 import pg from 'pg'
 import { targetedClient } from './connect-to-target.js'
 import { parseConnectionTargets, type TargetSessionAttrs } from './connection-targets.js'
@@ -15,6 +16,17 @@ export type ConnectionConfig = {
 // that a database read-only on purpose still serves reads. A URI's own target_session_attrs wins.
 const byHosts = (hosts: number): TargetSessionAttrs => (hosts > 1 ? 'read-write' : 'any')
 
+// libpq connects as the operating system's user when neither the URI nor PGUSER names one; pg falls back on
+// $USER, which containers often leave unset, and would then send no user at all.
+const systemUser = (): string | undefined => {
+  if (process.env['PGUSER'] || process.env['USER']) return undefined
+  try {
+    return userInfo().username
+  } catch {
+    return undefined // no entry for this uid: pg's own refusal says what is missing
+  }
+}
+
 /**
  * Reads a postgres:// URI as libpq does (several hosts, target_session_attrs, load_balance_hosts,
  * connect_timeout: connection-targets.ts), throwing an Error that names what it cannot honour, with `name`
@@ -30,9 +42,11 @@ export const connectionConfig = (connectionString: string, startup: string | und
     label: name,
   })
   const options = [startup, targets.base.options].filter((o) => o !== undefined && o !== '').join(' ')
+  const user = targets.base.user ?? systemUser()
   return {
     settings: {
       ...targets.base,
+      ...(user === undefined ? {} : { user }),
       password: targets.base.password,
       options: options === '' ? undefined : options,
     },
