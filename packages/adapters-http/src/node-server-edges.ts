@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { answerClientError } from './answer-client-error.js'
 import { answerAndClose } from './answer-and-close.js'
+import { withoutEarlyContinue } from './continue-on-read.js'
 import { answerInTurn } from './later-refusals.js'
 import { handRefusalToApp } from './refused-request.js'
 
@@ -29,6 +30,8 @@ export const APP_ANSWERS_EVERY_REQUEST = { requireHostHeader: false } as const
  *   answers, not over them (later-refusals.ts);
  * - an `Expect` other than `100-continue` (node's 417, without a body): the expectation is ignored, as RFC
  *   9110 section 10.1.1 allows (a server MAY answer 417), and the request is served like any other;
+ * - `Expect: 100-continue` (node's 100 Continue at once, so the client sends a body a 401 or 413 then leaves
+ *   unread): 100 Continue goes out only when the body is read (continue-on-read.ts);
  * - a `CONNECT` (node closes its connection without a word): answered as any method the app does not serve
  *   (401, 404 or 405 with `Allow`), then its connection is closed, since node's parser has let go of it.
  * Made with APP_ANSWERS_EVERY_REQUEST, the server also leaves a request without `Host` to the app.
@@ -43,6 +46,7 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
       answerRefusal(error, socket)
   })
   server.on('checkExpectation', handle)
+  server.on('checkContinue', withoutEarlyContinue(handle))
   server.on('connect', (req: IncomingMessage, stream: Duplex) => {
     const socket = stream as Socket
     // Node took its own listeners off the socket as it handed it over: an error must not end the process.

@@ -1,6 +1,7 @@
 import { shownFieldName } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
+import { continueToBody } from './continue-on-read.js'
 import { sentMoreThanOnce } from './header-lines.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 import { repeatedMember } from './repeated-member.js'
@@ -117,6 +118,8 @@ export const readJsonBody = async (
   const alreadyRead = bodyReadByHost(ctx)
   if (alreadyRead !== undefined)
     return Buffer.byteLength(alreadyRead) > MAX_BODY_BYTES ? tooLarge : parseJson(alreadyRead)
+  // A client that waits for 100 Continue sends its body now, not before its key and head were checked.
+  continueToBody(ctx.req, ctx.res)
   const raw = await readBodyBytes(ctx.req, declared, MAX_BODY_BYTES, timeoutMs)
   if (raw === 'too-large') {
     // However much of it has arrived: a client that sends more than the limit is one to stop (a 413 closes).
