@@ -10,6 +10,8 @@ const RESPONSE = 'animal-store:metrics-response'
 const COLLECT = 'animal-store:metrics-collect'
 const COLLECTED = 'animal-store:metrics-collected'
 const TIMEOUT_MS = 5_000
+// How long the primary waits for each worker's metrics: well within a worker's wait for the page.
+const COLLECT_TIMEOUT_MS = 2_000
 // A scrape sees the workers' metrics as they were at most this long ago.
 const COLLECT_EVERY_MS = 1_000
 
@@ -22,7 +24,9 @@ type Collected = { type: typeof COLLECTED; id: number; metrics?: ReadonlyArray<M
  * are asked over IPC at most once a second, never twice at once. Not by AggregatorRegistry's own
  * clusterMetrics(): its answers do not say which worker sent them, and it waits out a worker that died.
  */
-export const serveClusterMetrics = (): void => {
+export const serveClusterMetrics = (
+  onLate: (late: { workers: ReadonlyArray<number | undefined>; waitedMs: number }) => void,
+): void => {
   const totals = clusterTotals()
   // The workers that listen: their registry is offered (clusterMetricsPage ran before they listened).
   const serving = new Set<Worker>()
@@ -42,10 +46,12 @@ export const serveClusterMetrics = (): void => {
     new Promise<void>((resolve, reject) => {
       const id = next++
       const waiting = new Set([...serving].filter((worker) => worker.isConnected()))
+      // A worker that is stuck (its event loop blocked, the process stopped) does not take the page away
+      // from those that answer: the figures of its last answer stand for it, as for a worker that died.
       const timer = setTimeout(() => {
-        const late = [...waiting].map((worker) => worker.process.pid).join(', ')
-        settle(new Error(`workers ${late} did not send their metrics within ${TIMEOUT_MS} ms`))
-      }, TIMEOUT_MS)
+        onLate({ workers: [...waiting].map((worker) => worker.process.pid), waitedMs: COLLECT_TIMEOUT_MS })
+        settle()
+      }, COLLECT_TIMEOUT_MS)
       const settle = (error?: Error) => {
         clearTimeout(timer)
         round = undefined

@@ -55,7 +55,9 @@ export const runPrimary = async (
       : {}
   if (stopped.signal.aborted) return new Promise<never>(() => {})
   process.off('SIGTERM', early).off('SIGINT', early)
-  serveClusterMetrics()
+  serveClusterMetrics((late) =>
+    logger.warn(late, 'workers late with their metrics: their last figures are shown'),
+  )
 
   const startedAt = new Map<Worker, number>()
   const respawns = new Set<NodeJS.Timeout>()

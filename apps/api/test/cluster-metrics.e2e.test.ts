@@ -1,5 +1,6 @@
 import { pollUntil } from '@pets/domain/testing'
 import { readFileSync } from 'node:fs'
+import { request } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { get, lines, startTwoWorkers } from './support/cluster-service.js'
@@ -68,4 +69,56 @@ describe("WEB_CONCURRENCY: the cluster's metrics when a worker dies", () => {
     expect.soft(after.cpuSeconds, figures).toBeGreaterThanOrEqual(before.cpuSeconds)
     expect.soft(after.maxFds, figures).toBe(maxFds(survivor))
   })
+})
+
+// Whether a GET of /healthz on a connection of its own gets no answer within 500 ms.
+const unanswered = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const req = request(`${url}/healthz`, { agent: false }, (res) => {
+      res.resume()
+      resolve(false)
+    })
+    req.setTimeout(500, () => {
+      req.destroy()
+      resolve(true)
+    })
+    req.on('error', () => resolve(false))
+    req.end()
+  })
+
+describe("WEB_CONCURRENCY: the cluster's metrics when a worker is stuck", () => {
+  const clusters: Array<() => Promise<void>> = []
+  afterEach(async () => void (await Promise.all(clusters.splice(0).map((close) => close()))))
+
+  it("serves the page of the workers that answer, with the stuck one's last figures, and says so", async () => {
+    const { svc, close } = await startTwoWorkers()
+    clusters.push(close)
+    const workers = () => new Set(lines(svc, 'request').map((l) => l['pid'] as number))
+    for (let round = 0; round < 25; round++)
+      await Promise.all(Array.from({ length: 8 }, () => get(svc.url, '/v1/pets')))
+    await pollUntil('request lines from both workers', () => workers().size === 2, 5_000)
+    const before = await scrape(svc.url)
+    const [stuck] = [...workers()] as [number]
+    // A worker whose event loop no longer turns (a loop without end, a debugger's pause): it takes
+    // no new connection from the primary's round robin, but it cannot send its metrics either.
+    process.kill(stuck, 'SIGSTOP')
+    try {
+      // The round robin hands the stuck worker one connection more, which waits: this one, not the scrape's.
+      await pollUntil('a connection handed to the stuck worker', () => unanswered(svc.url), 10_000)
+      await sleep(Math.max(0, before.at + COLLECTION_MS - performance.now()))
+      const started = performance.now()
+      const after = await scrape(svc.url)
+      // Within the time a worker waits for the primary's page, not a 500 once it has run out.
+      expect(performance.now() - started).toBeLessThan(4_500)
+      const figures = JSON.stringify({ before, after })
+      expect.soft(after.requests, figures).toBeGreaterThanOrEqual(before.requests)
+      expect.soft(after.durations, figures).toBeGreaterThanOrEqual(before.durations)
+      // The primary writes its lines in batches, 100 ms apart at most.
+      const late = () => lines(svc, 'workers late with their metrics: their last figures are shown')
+      await expect.poll(() => late().map((l) => l['workers']), { timeout: 2_000 }).toContainEqual([stuck])
+      expect(late().every((l) => l['level'] === 40)).toBe(true)
+    } finally {
+      process.kill(stuck, 'SIGCONT')
+    }
+  }, 30_000)
 })
