@@ -37,6 +37,37 @@ const upload = (url: string) =>
     more()
   })
 
+// POSTs `body` whole with its Content-Length (no Expect: 100-continue), as node's client and fetch send a
+// buffer: what came back, the status or the error the client saw.
+const uploadWhole = (url: string, body: Buffer) =>
+  new Promise<string>((resolve) => {
+    const req = request(
+      `${url}/v1/pets`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(String(res.statusCode)))
+        res.on('error', (error: NodeJS.ErrnoException) => resolve(`response ${error.code ?? error.message}`))
+      },
+    )
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+    req.end(body)
+  })
+
+const fetchStatus = (url: string, body: Buffer) =>
+  fetch(`${url}/v1/pets`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+    body,
+  }).then(
+    (res) => String(res.status),
+    (error: Error & { cause?: { code?: string } }) => error.cause?.code ?? error.message,
+  )
+
 // Keeps the machine busy, as other work on it does: two processes that spin for as long as the test.
 const busyMachine = () => {
   const spinners = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }))
@@ -59,5 +90,13 @@ describe('a refused upload, from a client in another process (lingering close)',
     } finally {
       idle()
     }
+  }, 60_000)
+
+  it('is read as 413 by node:http and by fetch for a body of 20 MiB sent whole, never a reset', async () => {
+    const body = Buffer.alloc(20 * KIB * KIB, 0x20)
+    const outcomes: Array<string> = []
+    for (let i = 0; i < 5; i++)
+      outcomes.push(await uploadWhole(svc.url, body), await fetchStatus(svc.url, body))
+    expect(outcomes).toEqual(Array.from({ length: 10 }, () => '413'))
   }, 60_000)
 })

@@ -2,15 +2,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 
 /** How long a connection goes on reading a body its answer left unread, at most. */
 export const LINGER_MS = 3_000
-/** How many bytes of such a body it reads and drops, at most. */
+/** How many bytes of such a body it reads and drops, at most; past them it stops reading until LINGER_MS. */
 export const LINGER_BYTES = 256 * 1024
 
 type End = ServerResponse['end']
 
 /**
  * Lets an answer that leaves the body unread (413, 401, 415, 400) reach a client still sending it, as
- * nginx's `lingering_close`: closing with bytes arriving would reset the connection. The rest is read and
- * dropped up to `LINGER_MS` or `LINGER_BYTES`; call it before the answer ends, on a closing answer.
+ * nginx's `lingering_close`: closing with bytes arriving would reset the connection, and a reset makes the
+ * client's system drop the answer it has not read yet. The rest is read and dropped, `LINGER_BYTES` at most
+ * (a client that writes its whole body before it reads, then reads its answer); past them the connection is
+ * no longer read, so TCP holds the client's writes back without a byte more of work here, but it stays
+ * open until `LINGER_MS`, so that a client that reads while it writes (node, fetch, curl) reads its answer
+ * before the close: closing at once reset an upload of 20 MiB before its 413 was read. Call it before the
+ * answer ends, on a closing answer.
  */
 export const lingerAfterAnswer = (res: ServerResponse): void => {
   // The end in place now (node's, or a wrapper someone put on this response) ends it in the end.
@@ -41,12 +46,12 @@ const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (()
     req.off('close', whole)
     if (callback === undefined) res.end()
     else res.end(callback)
-    // Past the bounds the client is not one that stops: what it still sends may reset the connection.
+    // Still sending at LINGER_MS, the client is not one that stops: what it still sends may reset the connection.
     if (cut) req.socket.destroy()
   }
   const onData = (chunk: Buffer) => {
     read += chunk.length
-    if (read > LINGER_BYTES) end(true)
+    if (read > LINGER_BYTES) req.pause()
   }
   const whole = () => end(false)
   const timer = setTimeout(end, LINGER_MS, true)
