@@ -4,6 +4,7 @@ import type { AppConfig } from './config.js'
 import type { LateCheck } from './prepare-database.js'
 import { exitStopped, STORAGE_CLOSE_MS, stopBeforeReady } from './lifecycle.js'
 import { exitAfterFlush, type Logger } from './logger.js'
+import { watchWorkers } from './worker-watchdog.js'
 
 // A worker that dies sooner than this after it was started counts as failing to start: the next
 // one waits longer, up to the cap, so a broken deployment does not fork in a tight loop.
@@ -57,6 +58,9 @@ export const runPrimary = async (
   process.off('SIGTERM', early).off('SIGINT', early)
   serveClusterMetrics((late) =>
     logger.warn(late, 'workers late with their metrics: their last figures are shown'),
+  )
+  const stopWatching = watchWorkers((worker, silentMs) =>
+    logger.error({ worker: worker.process.pid, silentMs }, 'a worker stopped answering: killing it'),
   )
 
   const startedAt = new Map<Worker, number>()
@@ -141,6 +145,7 @@ export const runPrimary = async (
     }
     stopping = true
     reason = signal
+    stopWatching()
     lateCheck.giveUp?.()
     logger.info({ signal, workers: startedAt.size }, 'shutting down')
     respawns.forEach(clearTimeout)

@@ -7,6 +7,7 @@ import { stopBeforeReady, exitStopped } from './lifecycle.js'
 import { exitAfterFlush, type Logger } from './logger.js'
 import { startServer, type RunningServer } from './start-server.js'
 import type { Tracing } from './tracing/start-tracing.js'
+import { answerPings } from './worker-watchdog.js'
 
 /**
  * Runs the service in this process until a signal stops it: alone (`single`, preparing the database itself)
@@ -80,6 +81,8 @@ export const serve = async (
     }),
   )
   starting = undefined
+  // The primary kills a worker whose event loop stops answering its pings (worker-watchdog.ts).
+  if (role === 'worker') answerPings()
   if (askedWhileOpening !== undefined) {
     stop(askedWhileOpening)
     return running

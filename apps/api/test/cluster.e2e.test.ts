@@ -108,6 +108,27 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     expect(lines(svc, 'a worker died; replacing it')).toEqual([])
   })
 
+  it('kills a worker that stopped answering (its event loop stuck) and replaces it, saying so at error', async () => {
+    const svc = await startTwoWorkers()
+    const [stuck] = lines(svc, 'listening').map((l) => l['pid'] as number)
+    // A stopped process, as a loop without end: its event loop turns no more.
+    process.kill(stuck!, 'SIGSTOP')
+    try {
+      await expect.poll(() => lines(svc, 'listening').length, { timeout: 20_000 }).toBe(3)
+    } finally {
+      // Never left stopped when the test fails: the SIGKILL that ends the cluster would not end it.
+      if (lines(svc, 'listening').length < 3) process.kill(stuck!, 'SIGCONT')
+    }
+    expect(lines(svc, 'a worker stopped answering: killing it')).toEqual([
+      expect.objectContaining({ level: 50, pid: svc.child.pid, worker: stuck }),
+    ])
+    expect(lines(svc, 'a worker died; replacing it')).toEqual([
+      expect.objectContaining({ worker: stuck, signal: 'SIGKILL' }),
+    ])
+    // Every connection is served again: none is handed to a worker that never answers.
+    for (let i = 0; i < 6; i++) expect((await get(svc.url, '/v1/pets')).status).toBe(200)
+  }, 30_000)
+
   // METRICS_PORT: each worker opened PORT before it failed, and is no started worker for all that.
   for (const variable of ['PORT', 'METRICS_PORT'] as const)
     it(`ends with the workers' code when they cannot start before any listens (${variable} in use), instead of replacing them for ever`, async () => {
