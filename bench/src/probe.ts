@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import { quantile } from './load.js'
+import { InvalidRun, quantile } from './load.js'
+import type { Scenario } from './scenarios.js'
 
 /** Latency of one request at a time, in milliseconds. */
 export type Latency = { readonly p50Ms: number; readonly p99Ms: number; readonly meanMs: number }
@@ -41,4 +42,30 @@ export const probeLatency = async (
   }
   const sorted = times.sort()
   return { p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99), meanMs: mean(sorted) }
+}
+
+/**
+ * Sends a scenario's request once and reads its answer; any status but the scenario's makes the run invalid.
+ * Before a freshly launched process is timed: its first request opens its pool's connections (through
+ * PgBouncer: the pooler's too), which a short run (--smoke: 0.5 s) could otherwise spend whole.
+ */
+export const answeredOnce = async (
+  target: { readonly name: string; readonly url: string },
+  scenario: Scenario,
+  apiKey: string,
+): Promise<void> => {
+  const res = await fetch(`${target.url}${scenario.path}`, {
+    method: scenario.method,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(scenario.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(scenario.body === undefined ? {} : { body: scenario.body }),
+  })
+  await res.arrayBuffer()
+  if (res.status !== scenario.status)
+    throw new InvalidRun(
+      `${target.name}, ${scenario.title}: its first request answered ${res.status}, not ${scenario.status}; ` +
+        'this run is not reported.',
+    )
 }
