@@ -238,7 +238,9 @@ describe('postgres pet repository', () => {
     await pollUntil('the next listing is served', async () => E.isRight(await repo.list(everything)()))
     // Every backend of the database, the asking one included: the pool must open new ones.
     await tryStore(() => terminate('true'))()
-    await pollUntil('the pool lets go of its terminated connections', () => pool.totalCount === 0)
+    // pg_terminate_backend only signals: each backend ends, and its socket closes, when the server gets to
+    // it (CI, with every package's tests at once on two cores, once took more than 5 s).
+    await pollUntil('the pool lets go of its terminated connections', () => pool.totalCount === 0, 15_000)
     expect(await run(repo.findById(pet.id))).toEqual(O.some(pet))
   })
 })
