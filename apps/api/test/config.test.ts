@@ -124,7 +124,7 @@ describe('configuration from the environment', () => {
       ['https://api.example.com/a b/a>b/v1', 'https://api.example.com/a%20b/a%3Eb/v1'],
       ['https://API.Example.com:443/v1', 'https://api.example.com/v1'],
       ['http://10.0.0.1:8080/pets/v1', 'http://10.0.0.1:8080/pets/v1'],
-    ])
+    ] as const)
       expect(config({ PUBLIC_BASE_URL: given }).publicBaseUrl, given).toBe(written)
   })
 
