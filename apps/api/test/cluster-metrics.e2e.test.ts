@@ -32,6 +32,18 @@ const scrape = async (url: string) => {
   }
 }
 
+// Two workers that both served requests (so that each has counted some and spent CPU time a new worker
+// has not), closed after the test; `workers` are the pids of the request lines so far.
+const twoBusyWorkers = async (clusters: Array<() => Promise<void>>) => {
+  const { svc, close } = await startTwoWorkers()
+  clusters.push(close)
+  const workers = () => new Set(lines(svc, 'request').map((l) => l['pid'] as number))
+  for (let round = 0; round < 25; round++)
+    await Promise.all(Array.from({ length: 8 }, () => get(svc.url, '/v1/pets')))
+  await pollUntil('request lines from both workers', () => workers().size === 2, 5_000)
+  return { svc, workers }
+}
+
 // The primary collects the workers' metrics at most once a second (cluster-metrics.ts): a scrape
 // this long after the last one is answered by a collection of its own, not by the last page.
 const COLLECTION_MS = 1_100
@@ -41,13 +53,7 @@ describe("WEB_CONCURRENCY: the cluster's metrics when a worker dies", () => {
   afterEach(async () => void (await Promise.all(clusters.splice(0).map((close) => close()))))
 
   it('keeps the counters of a killed worker, so that no counter goes down, and does not sum per-process limits', async () => {
-    const { svc, close } = await startTwoWorkers()
-    clusters.push(close)
-    const workers = () => new Set(lines(svc, 'request').map((l) => l['pid'] as number))
-    // Work for both, so that each has counted requests and spent CPU time a new worker has not.
-    for (let round = 0; round < 25; round++)
-      await Promise.all(Array.from({ length: 8 }, () => get(svc.url, '/v1/pets')))
-    await pollUntil('request lines from both workers', () => workers().size === 2, 5_000)
+    const { svc, workers } = await twoBusyWorkers(clusters)
 
     const before = await scrape(svc.url)
     expect(before.requests).toBeGreaterThanOrEqual(200)
@@ -91,12 +97,7 @@ describe("WEB_CONCURRENCY: the cluster's metrics when a worker is stuck", () => 
   afterEach(async () => void (await Promise.all(clusters.splice(0).map((close) => close()))))
 
   it("serves the page of the workers that answer, with the stuck one's last figures, and says so", async () => {
-    const { svc, close } = await startTwoWorkers()
-    clusters.push(close)
-    const workers = () => new Set(lines(svc, 'request').map((l) => l['pid'] as number))
-    for (let round = 0; round < 25; round++)
-      await Promise.all(Array.from({ length: 8 }, () => get(svc.url, '/v1/pets')))
-    await pollUntil('request lines from both workers', () => workers().size === 2, 5_000)
+    const { svc, workers } = await twoBusyWorkers(clusters)
     const before = await scrape(svc.url)
     const [stuck] = [...workers()] as [number]
     // A worker whose event loop no longer turns (a loop without end, a debugger's pause): it takes

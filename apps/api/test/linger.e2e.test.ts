@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { request } from 'node:http'
+import { request, type ClientRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestService, type ChildService } from './support/test-service.js'
 
@@ -7,9 +7,8 @@ const KEY = 'linger-test-key'
 const KIB = 1024
 const CHUNK = Buffer.alloc(4 * KIB, 0x20)
 
-// POSTs 100 KiB in 4 KiB chunks (chunked: no Content-Length), as fast as the socket takes them,
-// and says what came back: the status, or the error the client saw while sending.
-const upload = (url: string) =>
+// POSTs a pet, its body sent by `send`, and says what came back: the status, or the error the client saw.
+const post = (url: string, send: (req: ClientRequest) => void) =>
   new Promise<string>((resolve) => {
     const req = request(
       `${url}/v1/pets`,
@@ -25,6 +24,12 @@ const upload = (url: string) =>
       },
     )
     req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+    send(req)
+  })
+
+// 100 KiB in 4 KiB chunks (chunked: no Content-Length), as fast as the socket takes them.
+const upload = (url: string) =>
+  post(url, (req) => {
     let sent = 0
     const more = () => {
       while (sent < 100 * KIB) {
@@ -37,26 +42,8 @@ const upload = (url: string) =>
     more()
   })
 
-// POSTs `body` whole with its Content-Length (no Expect: 100-continue), as node's client and fetch send a
-// buffer: what came back, the status or the error the client saw.
-const uploadWhole = (url: string, body: Buffer) =>
-  new Promise<string>((resolve) => {
-    const req = request(
-      `${url}/v1/pets`,
-      {
-        method: 'POST',
-        agent: false,
-        headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
-      },
-      (res) => {
-        res.resume()
-        res.on('end', () => resolve(String(res.statusCode)))
-        res.on('error', (error: NodeJS.ErrnoException) => resolve(`response ${error.code ?? error.message}`))
-      },
-    )
-    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
-    req.end(body)
-  })
+// `body` whole with its Content-Length (no Expect: 100-continue), as node's client and fetch send a buffer.
+const uploadWhole = (url: string, body: Buffer) => post(url, (req) => req.end(body))
 
 const fetchStatus = (url: string, body: Buffer) =>
   fetch(`${url}/v1/pets`, {
