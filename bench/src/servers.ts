@@ -76,7 +76,9 @@ export const serviceCommand = async (
   ...args: ReadonlyArray<string>
 ): Promise<string> => {
   const { stdout } = await promisify(execFile)(process.execPath, [SERVICE_MAIN, ...args], {
-    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl },
+    // The benchmark's set-up, not a measured request: a connection may take its time (the smoke run in CI,
+    // beside every package's tests, once waited more than the default 1 s for one, and `migrate` gave up).
+    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, DATABASE_CONNECT_TIMEOUT_MS: '10000' },
   })
   return stdout
 }
