@@ -35,7 +35,18 @@ const unsupportedCoding = (encoding: string): E.Either<BodyProblem, never> =>
     coding: true,
   })
 
-// application/json, with parameters; a charset, if given, must be UTF-8 (RFC 8259).
+// The names of UTF-8 (the WHATWG Encoding Standard's labels, as browsers and TextDecoder read them): `utf8`
+// is what many clients send.
+const UTF8_LABELS = new Set([
+  'utf-8',
+  'utf8',
+  'unicode-1-1-utf-8',
+  'unicode11utf8',
+  'unicode20utf8',
+  'x-unicode20utf8',
+])
+
+// application/json, with parameters; a charset, if given, must name UTF-8 (RFC 8259).
 const checkMediaType = (contentType: string | undefined, encoding: string | undefined) => {
   // What nearly every client sends, known without taking it apart.
   if (
@@ -49,7 +60,7 @@ const checkMediaType = (contentType: string | undefined, encoding: string | unde
   if (type?.toLowerCase() !== 'application/json') return unsupported(expected)
   for (const parameter of parameters) {
     const [name, value = ''] = parameter.split('=').map((s) => s.trim())
-    if (name?.toLowerCase() === 'charset' && value.replace(/^"(.*)"$/, '$1').toLowerCase() !== 'utf-8')
+    if (name?.toLowerCase() === 'charset' && !UTF8_LABELS.has(value.replace(/^"(.*)"$/, '$1').toLowerCase()))
       return unsupported('The request body must be encoded as UTF-8.')
   }
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return unsupportedCoding(encoding)

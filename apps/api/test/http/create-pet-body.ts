@@ -41,12 +41,15 @@ export const describeCreatePetBody = (start: StartService) =>
       await expectError(res, 415, 'unsupported_media_type')
     })
 
-    it.each(['application/json; charset=utf-8', 'application/json;charset=UTF-8'])(
-      'a body sent as %s is accepted',
-      async (contentType) => {
-        expect((await postJson(svc(), VALID, { 'Content-Type': contentType })).status).toBe(201)
-      },
-    )
+    it.each([
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      // Another name of UTF-8 (WHATWG's labels), as many clients write it.
+      'application/json; charset=utf8',
+      'application/json; charset="Unicode-1-1-UTF-8"',
+    ])('a body sent as %s is accepted', async (contentType) => {
+      expect((await postJson(svc(), VALID, { 'Content-Type': contentType })).status).toBe(201)
+    })
 
     it('a body of exactly 64 KiB is accepted', async () => {
       expect((await postJson(svc(), padded(VALID, MAX_BODY))).status).toBe(201)
