@@ -1,4 +1,5 @@
 export { loadConfig, type AppConfig, type AppEnv, type LogLevel, type StorageConfig } from './config.js'
+export type { ConfigContext } from './environment/app-config.js'
 export { createService, type AnimalStoreService, type ServiceOptions } from './create-service.js'
 export { createLogger, type Logger } from './logger.js'
 export { NODE_FLAGS } from './node-flags.js'
