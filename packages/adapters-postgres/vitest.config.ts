@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Every file of a worker shares the modules it loaded (koa, pg, io-ts, the sources): loaded once, not
+    // once per file. No test here uses `vi.mock`, which needs a file's own modules (apps/api isolates its one).
+    isolate: false,
     // Finds PostgreSQL (TEST_DATABASE_URL, testcontainers, the local server) and migrates a
     // template; with none, the run fails: a PostgreSQL test never skips.
     globalSetup: ['./test/global-setup.ts'],
