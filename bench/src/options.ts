@@ -29,13 +29,13 @@ export type BenchOptions = {
   readonly out: string | undefined
 }
 
-/** The options of `pnpm bench --smoke`: every step once, 0.5 s of load per run, in seconds. */
+/** The options of `pnpm bench --smoke`: every step once, 0.25 s of load per run, in seconds. */
 export const smokeOptions = (env: NodeJS.ProcessEnv): BenchOptions => ({
   smoke: true,
   modes: ['memory', 'postgres'],
   rounds: 1,
   seededPets: 200,
-  load: { connections: 8, durationS: 0.5 },
+  load: { connections: 8, durationS: 0.25 },
   warmup: undefined,
   scaleSizes: [1000, 10_000],
   probeRequests: 20,

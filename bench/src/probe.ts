@@ -47,7 +47,7 @@ export const probeLatency = async (
 /**
  * Sends a scenario's request once and reads its answer; any status but the scenario's makes the run invalid.
  * Before a freshly launched process is timed: its first request opens its pool's connections (through
- * PgBouncer: the pooler's too), which a short run (--smoke: 0.5 s) could otherwise spend whole.
+ * PgBouncer: the pooler's too), which a short run (--smoke: 0.25 s) could otherwise spend whole.
  */
 export const answeredOnce = async (
   target: { readonly name: string; readonly url: string },

@@ -124,7 +124,7 @@ export const runPgBouncer = async (
     const share: Load = {
       ...options.load,
       connections: Math.max(1, Math.round(options.load.connections / PROCESSES)),
-      // At least 2 s: in CI's smoke (0.5 s) beside every package's tests, one of the four answered no create
+      // At least 2 s: in CI's smoke (then 0.5 s) beside every package's tests, one of the four answered no create
       // in its 0.5 s twice, though each had answered one before (its commits waiting on a busy disk).
       durationS: Math.max(2, options.load.durationS),
     }

@@ -1,5 +1,6 @@
 import { launch, type Launched } from './launch.js'
 import { drive, median, type Load, type Sample } from './load.js'
+import { answeredOnce } from './probe.js'
 import { ms, n0, table, x } from './markdown.js'
 import type { BenchOptions } from './options.js'
 import { addWaits, lockShare, NO_WAITS, sampleWaits, show, type Waits } from './postgres.js'
@@ -42,6 +43,8 @@ export const runWriteCeiling = async (
       )),
     )
     const [a, b] = servers as [Launched, Launched]
+    // Each opens its pool on a first create, not in a timed run: the smoke's runs are short.
+    await Promise.all(servers.map((s) => answeredOnce(s, create, apiKey)))
     if (options.warmup !== undefined)
       await Promise.all(servers.map((s) => drive(s, create, options.warmup!, apiKey)))
     for (let round = 1; round <= options.rounds; round++) {

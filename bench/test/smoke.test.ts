@@ -9,7 +9,7 @@ import { scenariosFor, STORED_KEY_SCENARIO } from '../src/scenarios.js'
 import { renderSuite, SUITE_ANCHORS } from '../src/suite-report.js'
 
 // The smoke run of `pnpm bench --smoke`, so that the benchmark cannot rot: every step of the
-// targets runs, with 0.5 s of load per run. Its figures are not checked against any target: CI
+// targets runs, with 0.25 s of load per run. Its figures are not checked against any target: CI
 // machines vary.
 describe('pnpm bench --smoke', () => {
   let server: TestServer
