@@ -31,4 +31,22 @@ export default tseslint.config(
     files: ['scripts/**', '**/test/**', '**/bench/**', '**/*.mjs'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // The files of a package share each vitest worker's modules (`isolate: false`): a module mock would reach
+    // the files after it, or miss a module loaded before it, by turns. Such a file runs isolated instead.
+    files: ['**/test/**'],
+    ignores: ['apps/api/test/line-buffer.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.object.name='vi'][callee.property.name=/^(mock|doMock|unmock|doUnmock)$/]",
+          message:
+            "vitest runs this package's test files with isolate: false, where a module mock leaks between files: " +
+            "list the file as isolated (see ISOLATED in apps/api/vitest.config.ts) and in eslint.config.js's ignores here.",
+        },
+      ],
+    },
+  },
 )

@@ -122,8 +122,7 @@ describe('the regular expressions of the production sources', () => {
       const diagnosis = diagnoses.get(pattern) ?? checkSync(source, flags)
       diagnoses.set(pattern, diagnosis)
       const harmless =
-        diagnosis.status === 'safe' ||
-        (diagnosis.status === 'unknown' && UNDECIDED_BUT_HARMLESS.has(pattern))
+        diagnosis.status === 'safe' || (diagnosis.status === 'unknown' && UNDECIDED_BUT_HARMLESS.has(pattern))
       return harmless ? [] : [describeDiagnosis(regex, diagnosis)]
     })
     expect(failures).toEqual([])
