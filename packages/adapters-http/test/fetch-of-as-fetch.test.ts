@@ -2,12 +2,13 @@ import Koa from 'koa'
 import { createServer, type IncomingHttpHeaders, type RequestListener } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import zlib from 'node:zlib'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { fetchOf } from '../src/testing/index.js'
 
 // The same listener served over a loopback socket to Node's own fetch, and in-process to fetchOf.
 let seen: IncomingHttpHeaders = {}
-let answer: RequestListener = (_, res) => res.end()
+const EMPTY_ANSWER: RequestListener = (_, res) => res.end()
+let answer = EMPTY_ANSWER
 const listener: RequestListener = (req, res) => {
   seen = req.headers
   answer(req, res)
@@ -17,6 +18,10 @@ let origin = ''
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+// Each test starts from the empty answer, whatever ran before it.
+beforeEach(() => {
+  answer = EMPTY_ANSWER
 })
 afterAll(() => {
   server.closeAllConnections()
