@@ -38,6 +38,15 @@ const remembered = new Set<string>()
 /** A key a test issued some other way (`keys create`): no spawned process may log it either. */
 export const rememberSecret = (key: string): void => void remembered.add(key)
 
+/**
+ * Forgets the processes and keys of the files before this one: the files of a vitest worker share this module
+ * (`isolate: false`), and each file's check is about its own processes (no-key-in-logs.ts, before each file).
+ */
+export const forgetEarlierFiles = (): void => {
+  spawned.length = 0
+  remembered.clear()
+}
+
 /** Every line every service of this file wrote, with the API keys none of them may contain. */
 export const spawnedLogs = () => ({
   lines: spawned.flatMap((s) => s.output().split('\n')),

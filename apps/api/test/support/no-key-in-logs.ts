@@ -1,5 +1,5 @@
 import { afterAll, expect } from 'vitest'
-import { spawnedLogs } from './child-service.js'
+import { forgetEarlierFiles, spawnedLogs } from './child-service.js'
 
 /** Characters a key is made of (CONTRACT: keys are opaque tokens; generated ones are base64url). */
 const KEY_CHAR = /[A-Za-z0-9_-]/
@@ -19,7 +19,9 @@ export const containsKey = (line: string, secret: string): boolean => {
 }
 
 // CONTRACT: keys are secrets, never logged. Every test file checks every line of every service
-// process it started, once they are all done.
+// process it started, once they are all done. A setup file runs before each test file, also where the files
+// share their modules: what the files before this one started is not this one's.
+forgetEarlierFiles()
 afterAll(() => {
   const { lines, secrets } = spawnedLogs()
   const leaks = lines.filter((line) => secrets.some((secret) => containsKey(line, secret)))
