@@ -162,7 +162,7 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     expect((await listed).status).toBe(200)
     // A create in flight on that connection: its body half sent when the primary goes. The worker must have
     // begun it first: a connection whose request head it has not read yet is idle, and a stop closes those at
-    // once (CI's load once let the SIGKILL come first: a reset, no answer). Its 100 Continue, sent when the
+    // once (on a loaded machine the SIGKILL once came first: a reset, no answer). Its 100 Continue, sent when the
     // body is read, says that it has.
     const body = JSON.stringify({ name: 'Orphaned', categoryId: 1 })
     const create = request(`${svc.url}/v1/pets`, {

@@ -1,6 +1,7 @@
 // Two builds of this package side by side over HTTP, driven by wrk (Debian's `wrk`): GET
 // /v1/pets?limit=20, POST /v1/pets and the pages of a walk (`after` new on each) on the in-memory
-// store, no log. Not a test: it asserts nothing and no test runner picks it up. Build each side first, then run it, for instance:
+// store, no log. Not a test: it asserts nothing and no test runner picks it up. Build each side
+// first, then run it, for instance:
 //   node packages/adapters-http/bench/ab-requests.mjs --a=/tmp/before/dist --b=packages/adapters-http/dist
 // (`--b` is this package's dist unless given). Both servers run for the whole run, each in a child
 // process, so that its CPU time is its own; each round loads A then B, or B then A in the next
