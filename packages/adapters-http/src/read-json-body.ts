@@ -35,16 +35,17 @@ const unsupportedCoding = (encoding: string): E.Either<BodyProblem, never> =>
     coding: true,
   })
 
-// The names of UTF-8 (the WHATWG Encoding Standard's labels, as browsers and TextDecoder read them): `utf8`
-// is what many clients send.
-const UTF8_LABELS = new Set([
-  'utf-8',
-  'utf8',
-  'unicode-1-1-utf-8',
-  'unicode11utf8',
-  'unicode20utf8',
-  'x-unicode20utf8',
-])
+// Whether a charset names UTF-8 by any of its labels (`utf8`, as many clients send it): the WHATWG Encoding
+// Standard's table, as TextDecoder reads it, not a copy of it. TextDecoder would trim white space inside quotes;
+// such a label is refused, as before.
+const namesUtf8 = (label: string): boolean => {
+  if (label === '' || label !== label.trim()) return false
+  try {
+    return new TextDecoder(label).encoding === 'utf-8'
+  } catch {
+    return false
+  }
+}
 
 // application/json, with parameters; a charset, if given, must name UTF-8 (RFC 8259).
 const checkMediaType = (contentType: string | undefined, encoding: string | undefined) => {
@@ -60,7 +61,7 @@ const checkMediaType = (contentType: string | undefined, encoding: string | unde
   if (type?.toLowerCase() !== 'application/json') return unsupported(expected)
   for (const parameter of parameters) {
     const [name, value = ''] = parameter.split('=').map((s) => s.trim())
-    if (name?.toLowerCase() === 'charset' && !UTF8_LABELS.has(value.replace(/^"(.*)"$/, '$1').toLowerCase()))
+    if (name?.toLowerCase() === 'charset' && !namesUtf8(value.replace(/^"(.*)"$/, '$1')))
       return unsupported('The request body must be encoded as UTF-8.')
   }
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return unsupportedCoding(encoding)
