@@ -16,7 +16,7 @@ const PATIENT = {
   DATABASE_STATEMENT_TIMEOUT_MS: '20000',
   DATABASE_LOCK_TIMEOUT_MS: '20000',
 }
-const WORKLOAD = { durationMs: 8_000, writers: 8, walkers: 6 }
+const WORKLOAD = { durationMs: 6_000, writers: 8, walkers: 6 }
 
 const useCleanups = () => {
   const cleanups: Array<() => Promise<unknown>> = []
