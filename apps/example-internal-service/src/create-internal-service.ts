@@ -40,11 +40,15 @@ export const createInternalService = (
     try {
       await next()
     } catch (error) {
-      const status = (error as { expose?: boolean; status?: number }).expose
-        ? (error as { status: number }).status
-        : 500
-      ctx.status = status
-      ctx.body = { error: status === 500 ? 'internal error' : (error as Error).message }
+      // A 4xx is the caller's mistake, told as http-errors tells one, exposed: a body parser's error
+      // (malformed JSON, a JSON null) carries status 400 without `expose`, and is no internal error.
+      const { status, expose } = error as { status?: unknown; expose?: boolean }
+      const told =
+        typeof status === 'number' &&
+        Number.isInteger(status) &&
+        (expose === true || (status >= 400 && status < 500))
+      ctx.status = told ? status : 500
+      ctx.body = { error: told ? (error as Error).message : 'internal error' }
     }
   })
   app.use(own.routes())

@@ -45,6 +45,19 @@ describe('the internal service that embeds the animal store', () => {
     expect(body.problems.map((p) => p.field)).toEqual(['name', 'categoryId'])
   })
 
+  it("answers a body its own route's parser refuses with 400, the caller's mistake, not 500", async () => {
+    const svc = startInternalService()
+    for (const body of ['{', 'null', '"Rex"', '{"name":"Rex","categoryId":1,"__proto__":{}}']) {
+      const res = await svc.fetch(`${svc.url}/intake`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      })
+      expect({ body, status: res.status }).toEqual({ body, status: 400 })
+      expect(await res.json()).toEqual({ error: expect.stringMatching(/JSON|prototype/) })
+    }
+  })
+
   it('adds pets through the mounted pets API, reading the body that its own routes parse elsewhere', async () => {
     const svc = startInternalService()
     const pet = await run(svc.client().createPet({ name: 'Tom', categoryId: 2, status: 'sold' }))
