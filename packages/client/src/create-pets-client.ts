@@ -22,6 +22,9 @@ const trimmedBaseUrl = (baseUrl: string): string => {
   const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash)
     throw new TypeError(`baseUrl must be an absolute http or https URL without query or fragment: ${baseUrl}`)
+  // fetch refuses every request to such a URL, quoting it (a NetworkFailure, retried); the API key authenticates.
+  if (url.username !== '' || url.password !== '')
+    throw new TypeError('baseUrl must not hold credentials (user:password@); the URL is not shown')
   // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
   return url.href.replace(/(?<!\/)\/+$/, '')
 }

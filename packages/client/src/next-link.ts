@@ -16,9 +16,11 @@ export const nextLinkOf = (header: string | null, base: string): URL | undefined
 
 /**
  * Where to ask for the next page. A link to another origin than `baseUrl` (the service's PUBLIC_BASE_URL)
- * is followed at `baseUrl` with its query, since the API key goes to that origin only.
+ * is followed at `baseUrl` with its query, since the API key goes to that origin only; so is one with
+ * credentials (`user:password@`), which fetch would refuse, quoting them.
  */
 export const nextPageUrl = (link: URL, baseUrl: string): string => {
   const base = new URL(baseUrl)
-  return link.origin === base.origin ? link.href : `${baseUrl}/pets${link.search}`
+  const sendable = link.origin === base.origin && link.username === '' && link.password === ''
+  return sendable ? link.href : `${baseUrl}/pets${link.search}`
 }

@@ -6,6 +6,19 @@ describe('the options of the client, checked when it is built', () => {
     expect(() => createPetsClient({ baseUrl: 'pets.internal/v1', apiKey: 'k' })).toThrow(/baseUrl/)
   })
 
+  it('refuses a base URL that holds credentials, without showing them: fetch refuses every request to it', () => {
+    for (const baseUrl of [
+      'http://user:s3cret@x.test/v1',
+      'http://s3cret@x.test/v1',
+      'http://:s3cret@x.test/v1',
+    ]) {
+      const build = () => createPetsClient({ baseUrl, apiKey: 'k' })
+      expect(build).toThrow(TypeError)
+      expect(build).toThrow(/credentials/)
+      expect(build).not.toThrow(/s3cret/)
+    }
+  })
+
   it('refuses an apiKey that fetch cannot send as a header, without showing it, and sends what it can', async () => {
     for (const apiKey of ['sec\nret', 'sec\r\nret', '\nsecret', 'sec\0ret', 'secret\u0100', 'secret🐶'])
       expect(() => createPetsClient({ baseUrl: 'http://x.test/v1', apiKey })).toThrow(

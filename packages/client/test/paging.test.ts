@@ -58,6 +58,14 @@ describe('paging with the client', () => {
     ])
   })
 
+  it('follows a link of its own origin that holds credentials on its base URL, never sending them', async () => {
+    const { client, sent } = recordingClient(svc)
+    const href = `${svc.baseUrl.replace('://', '://user:s3cret@')}/pets?limit=3&after=3`
+    const page = await run(client.listPets({ href }))
+    expect(page.pets.map((p) => p.id)).toEqual([4, 5, 6])
+    expect(sent.map((s) => s.url)).toEqual([`${svc.baseUrl}/pets?limit=3&after=3`])
+  })
+
   it('throws a PetsClientFailure with the typed error when a page fails', async () => {
     const { client } = recordingClient(svc, 'not-a-key')
     const failure = await collect(client.allPets()).catch((e: unknown) => e)
