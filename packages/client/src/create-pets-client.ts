@@ -20,11 +20,13 @@ const PetsResponse = t.readonlyArray(PetResponse)
 
 const trimmedBaseUrl = (baseUrl: string): string => {
   const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash)
-    throw new TypeError(`baseUrl must be an absolute http or https URL without query or fragment: ${baseUrl}`)
   // fetch refuses every request to such a URL, quoting it (a NetworkFailure, retried); the API key authenticates.
-  if (url.username !== '' || url.password !== '')
+  if (url !== undefined && (url.username !== '' || url.password !== ''))
     throw new TypeError('baseUrl must not hold credentials (user:password@); the URL is not shown')
+  // A `?` or `#` in href, not search or hash: an empty query or fragment (`…/v1?`) is '' in both, and the
+  // paths appended after it would be a query or a fragment of `…/v1`.
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || /[?#]/.test(url.href))
+    throw new TypeError(`baseUrl must be an absolute http or https URL without query or fragment: ${baseUrl}`)
   // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
   return url.href.replace(/(?<!\/)\/+$/, '')
 }

@@ -6,6 +6,18 @@ describe('the options of the client, checked when it is built', () => {
     expect(() => createPetsClient({ baseUrl: 'pets.internal/v1', apiKey: 'k' })).toThrow(/baseUrl/)
   })
 
+  it('refuses a base URL with a query or a fragment, an empty one too: the paths would follow it', () => {
+    for (const baseUrl of [
+      'http://x.test/v1?a=1',
+      'http://x.test/v1#top',
+      'http://x.test/v1?',
+      'http://x.test/v1#',
+    ])
+      expect(() => createPetsClient({ baseUrl, apiKey: 'k' })).toThrow(
+        new TypeError(`baseUrl must be an absolute http or https URL without query or fragment: ${baseUrl}`),
+      )
+  })
+
   it('refuses a base URL that holds credentials, without showing them: fetch refuses every request to it', () => {
     for (const baseUrl of [
       'http://user:s3cret@x.test/v1',
