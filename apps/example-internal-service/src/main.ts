@@ -21,7 +21,14 @@ const callers = Object.fromEntries(
 // Listen first, so that the links name the port the system gave (PORT=0); then hand the requests to the app,
 // whose middleware Koa composes there, with the router already in it.
 const server = createServer()
+// A port in use (the README's run started twice) or one not allowed: one line, as for a PORT that is no port.
+const cannotListen = (error: NodeJS.ErrnoException) => {
+  process.stderr.write(`intake desk: cannot listen on 127.0.0.1:${port}: ${error.code ?? error.message}\n`)
+  process.exit(1)
+}
+server.once('error', cannotListen)
 server.listen(port, '127.0.0.1', () => {
+  server.off('error', cannotListen)
   const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const { app } = createInternalService({ publicUrl, callers })
   server.on('request', app.callback())

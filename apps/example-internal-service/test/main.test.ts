@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
@@ -50,6 +51,19 @@ describe('the example run as its README shows', () => {
       const run = start({ PORT: port })
       expect(await exitOf(run.child), port).toBe(2)
       expect(run.stderr()).toBe('intake desk: PORT must be an integer from 0 to 65535\n')
+    }
+  })
+
+  it('says in one line that PORT is taken, with status 1, no stack (the README starts it in the background)', async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const { port } = taken.address() as { port: number }
+    try {
+      const run = start({ PORT: String(port) })
+      expect(await exitOf(run.child)).toBe(1)
+      expect(run.stderr()).toBe(`intake desk: cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`)
+    } finally {
+      taken.close()
     }
   })
 })
