@@ -27,6 +27,13 @@ describe('the settings against strangers', () => {
     expect(problems({ API_KEYS: 'a:k1,a:k2' })).toEqual([
       expect.stringMatching(/^API_KEYS names more than one key a:/),
     ])
+    // The same key under two names, or twice without one: refused by the entries' places, never quoted.
+    const again = problems({ API_KEYS: 'a:se$cret,b:other,c:se$cret,se$cret' })
+    expect(again).toEqual(['API_KEYS gives a key again (entries 3, 4): each key is one id, one entry'])
+    expect(again.join(' ')).not.toContain('se$cret')
+    expect(problems({ API_KEYS: 'k1,k1' })).toEqual([
+      'API_KEYS gives a key again (entry 2): each key is one id, one entry',
+    ])
   })
 
   it('refuses, in production, keys shorter than 32 characters, naming the variable and the entries, not the keys', () => {
@@ -40,14 +47,14 @@ describe('the settings against strangers', () => {
   })
 
   it('refuses, in production, a key without a name unless API_KEY_ID_SECRET is set', () => {
-    expect(problems({ APP_ENV: 'production', ...DATABASE, API_KEYS: `named:${LONG},${LONG}` })).toEqual([
-      expect.stringMatching(/^API_KEYS: in production a key without a name needs API_KEY_ID_SECRET/),
-    ])
+    expect(problems({ APP_ENV: 'production', ...DATABASE, API_KEYS: `named:${LONG}-named,${LONG}` })).toEqual(
+      [expect.stringMatching(/^API_KEYS: in production a key without a name needs API_KEY_ID_SECRET/)],
+    )
     expect(
       config({
         APP_ENV: 'production',
         ...DATABASE,
-        API_KEYS: `named:${LONG},${LONG}`,
+        API_KEYS: `named:${LONG}-named,${LONG}`,
         API_KEY_ID_SECRET: SECRET,
       }).apiKeyIdSecret,
     ).toBe(SECRET)

@@ -26,6 +26,9 @@ export const API_KEYS = optional({
     const unreadable = entriesWhere(apiKeys, (entry) => parseKeyEntry(entry) === undefined)
     const names = apiKeys.flatMap((entry) => parseKeyEntry(entry)?.name ?? [])
     const twice = [...new Set(names.filter((name, i) => names.indexOf(name) !== i))]
+    // The entries whose key an earlier entry already gave: requests with it would count under one id only.
+    const keys = apiKeys.map((entry) => parseKeyEntry(entry)?.key)
+    const again = keys.flatMap((key, i) => (key !== undefined && keys.indexOf(key) < i ? [i + 1] : []))
     return [
       ...(unreadable.length === 0
         ? []
@@ -36,6 +39,12 @@ export const API_KEYS = optional({
       ...(twice.length === 0
         ? []
         : [`API_KEYS names more than one key ${twice.join(', ')}: a name is an id, one key each`]),
+      ...(again.length === 0
+        ? []
+        : [
+            `API_KEYS gives a key again (${plural(again.length, 'entry', 'entries')} ${again.join(', ')}): ` +
+              'each key is one id, one entry',
+          ]),
     ]
   },
   production: {
@@ -60,7 +69,8 @@ export const API_KEYS = optional({
   },
   meaning:
     'Comma-separated API keys, each `KEY` or `NAME:KEY` (NAME: a letter, then letters, digits, `_` or `-`; ' +
-    "the key's public id is then `env-NAME`); kept as SHA-256 digests. In development, when unset, one key " +
+    "the key's public id is then `env-NAME`); a name or a key given twice is refused at start (by the " +
+    "entries' places, never quoting a key); kept as SHA-256 digests. In development, when unset, one key " +
     'is generated and printed once on standard error (if it cannot be, a `warn` line says so, without the key)',
 })
 
