@@ -50,6 +50,11 @@ export const createInternalService = (
       ctx.status = told ? status : 500
       ctx.body = { error: told ? (error as Error).message : 'internal error' }
     }
+    // allowedMethods sets a 405 and its Allow without a body: said in this service's format.
+    if (ctx.status === 405 && (ctx.body === undefined || ctx.body === null))
+      ctx.body = {
+        error: `${ctx.method} is not allowed at ${ctx.path} (Allow: ${ctx.response.get('Allow')})`,
+      }
   })
   app.use(own.routes())
   app.use(own.allowedMethods())
@@ -63,6 +68,8 @@ export const createInternalService = (
     }),
   )
   app.use((ctx) => {
+    // A path of its own routes asked with another method: allowedMethods, above, answers it 405.
+    if ((ctx as { matched?: ReadonlyArray<unknown> }).matched?.length) return
     ctx.status = 404
     ctx.body = { error: `nothing at ${ctx.path}` }
   })

@@ -126,4 +126,12 @@ describe('the internal service that embeds the animal store', () => {
     expect(await inside.json()).toMatchObject({ code: 'not_found', status: 404 })
     expect((await svc.fetch(`${svc.url}/healthz`)).status).toBe(200)
   })
+
+  it('answers a method its own route does not take with 405, its Allow, and a body that says so', async () => {
+    const svc = startInternalService()
+    const wrong = await svc.fetch(`${svc.url}/intake`)
+    expect(wrong.status).toBe(405)
+    expect(wrong.headers.get('allow')).toBe('POST')
+    expect(await wrong.json()).toEqual({ error: 'GET is not allowed at /intake (Allow: POST)' })
+  })
 })
