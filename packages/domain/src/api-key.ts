@@ -27,10 +27,11 @@ export interface ApiKeyNameBrand {
   readonly ApiKeyName: unique symbol
 }
 // What a name printed in a table of keys must not hold: controls (C0, DEL, C1), line and paragraph
-// separators, format characters (bidi overrides that reorder a table, zero widths), and the replacement
-// character that a name not in UTF-8 (a terminal's other encoding) became. One character class: linear.
-// The joiner of emoji sequences (U+200D, a format character) is taken out of the name before the test.
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\uFFFD]/u
+// separators, format characters (bidi overrides that reorder a table, zero widths), unpaired surrogates
+// (PostgreSQL cannot keep one: the key store would keep U+FFFD instead, as pg writes the name in UTF-8), and
+// the replacement character that a name not in UTF-8 (a terminal's other encoding) became. One character
+// class: linear. The joiner of emoji sequences (U+200D, a format character) is taken out before the test.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\uFFFD]/u
 const ZERO_WIDTH_JOINER = '\u200D'
 
 /**
@@ -44,5 +45,5 @@ export const ApiKeyName = checked<ApiKeyName, string>('ApiKeyName', t.string, 'm
   !UNPRINTABLE.test(s.replaceAll(ZERO_WIDTH_JOINER, ''))
     ? undefined
     : `must have 1 to ${MAX_API_KEY_NAME_LENGTH} characters, not all white space, each one that prints as ` +
-      'itself (no control, format or line separator character, no U+FFFD)',
+      'itself (no control, format or line separator character, no unpaired surrogate, no U+FFFD)',
 )

@@ -23,11 +23,17 @@ describe('ApiKeyName', () => {
     'zero\u200Bwidth',
     'line\u2028break',
     'not utf-8 \uFFFD\uFFFD',
+    'lone high \uD800 surrogate',
+    'lone low \uDC00',
+    'reversed \uDE00\uD83D',
   ])('refuses %j: empty, all white space, or a character that does not print as itself', (name) => {
     expect(E.isLeft(ApiKeyName.decode(name))).toBe(true)
   })
 
-  it.each(['billing', 'Équipe paie', '請求', '👨‍👩‍👧 family', 'a b-c_d.e'])('takes %j', (name) => {
-    expect(E.isRight(ApiKeyName.decode(name))).toBe(true)
-  })
+  it.each(['billing', 'Équipe paie', '請求', '👨‍👩‍👧 family', 'a b-c_d.e', '\uD83D\uDE00 paired'])(
+    'takes %j',
+    (name) => {
+      expect(E.isRight(ApiKeyName.decode(name))).toBe(true)
+    },
+  )
 })
