@@ -74,6 +74,31 @@ describe('the server span of a request', () => {
     expect(app.logger.lines[0]?.fields).toMatchObject({ traceId, spanId, route: '/v1/pets/{petId}' })
   })
 
+  it("says the target's path and query alone: never an absolute-form target's scheme, authority and credentials, nor a fragment", async () => {
+    const app = await start()
+    const send = (target: string) =>
+      new Promise<string>((resolve, reject) => {
+        let answer = ''
+        const socket = connect(app.port, '127.0.0.1', () =>
+          socket.write(
+            `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`,
+          ),
+        )
+        socket.on('data', (chunk: Buffer) => void (answer += chunk.toString('latin1')))
+        socket.on('end', () => resolve(answer.split('\r\n')[0]!))
+        socket.on('error', reject)
+      })
+    expect(await send('http://user:s3cret@127.0.0.1/v1/pets?limit=1')).toBe('HTTP/1.1 200 OK')
+    expect(await send('https://127.0.0.1:8443/v1/pets/7#part')).toBe('HTTP/1.1 404 Not Found')
+    expect(await send('/v1/pets?limit=2#part')).toBe('HTTP/1.1 200 OK')
+    const [list, get, fragment] = spans()
+    expect(list?.attributes).toMatchObject({ 'url.path': '/v1/pets', 'url.query': 'limit=1' })
+    expect(JSON.stringify(list?.attributes)).not.toContain('s3cret')
+    expect(get?.attributes['url.path']).toBe('/v1/pets/7')
+    expect(get?.attributes['url.query']).toBeUndefined()
+    expect(fragment?.attributes).toMatchObject({ 'url.path': '/v1/pets', 'url.query': 'limit=2' })
+  })
+
   it("takes a valid traceparent as its parent, and ignores an invalid one (never an error's answer)", async () => {
     const app = await start()
     expect((await app.fetch('/v1/pets', { headers: { ...AUTH, traceparent: TRACEPARENT } })).status).toBe(200)
