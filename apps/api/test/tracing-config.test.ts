@@ -102,6 +102,17 @@ describe('tracing, as the OTEL_* variables ask for it', () => {
     expect(problemsOf({ OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' })).toEqual([])
   })
 
+  it("reads the sampler and the protocol in any case, as the specification's enums", () => {
+    expect(
+      tracingOf({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON',
+        OTEL_TRACES_SAMPLER: 'ParentBased_TraceIdRatio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+      }),
+    ).toMatchObject({ protocol: 'http/json', sampler: 'parentbased_traceidratio', samplerArg: 0.25 })
+  })
+
   it('takes the ratio of the sampler', () => {
     expect(
       tracingOf({
