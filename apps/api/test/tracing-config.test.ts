@@ -113,6 +113,23 @@ describe('tracing, as the OTEL_* variables ask for it', () => {
     ).toMatchObject({ protocol: 'http/json', sampler: 'parentbased_traceidratio', samplerArg: 0.25 })
   })
 
+  it('sends by OTEL_EXPORTER_OTLP_TRACES_PROTOCOL over OTEL_EXPORTER_OTLP_PROTOCOL, as the endpoints go', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }
+    expect(tracingOf({ ...endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' })?.protocol).toBe(
+      'http/json',
+    )
+    expect(
+      tracingOf({
+        ...endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      })?.protocol,
+    ).toBe('http/protobuf')
+    expect(problemsOf({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toEqual([
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be one of http/protobuf, http/json',
+    ])
+  })
+
   it('takes the ratio of the sampler', () => {
     expect(
       tracingOf({

@@ -38,6 +38,13 @@ export const OTEL_EXPORTER_OTLP_PROTOCOL = variable({
   meaning: 'How spans are sent: `http/protobuf` or `http/json` (OTLP over HTTP; gRPC is not offered)',
 })
 
+export const OTEL_EXPORTER_OTLP_TRACES_PROTOCOL = optional({
+  name: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+  codec: anyCaseOf(['http/protobuf', 'http/json'] as const),
+  unset: '`OTEL_EXPORTER_OTLP_PROTOCOL`',
+  meaning: 'How spans are sent, in place of `OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf` or `http/json`',
+})
+
 export const OTEL_RESOURCE_ATTRIBUTES = optional({
   name: 'OTEL_RESOURCE_ATTRIBUTES',
   codec: resourceAttributes,
@@ -114,6 +121,7 @@ export const TRACING_VARIABLES = [
   OTEL_EXPORTER_OTLP_ENDPOINT,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
   OTEL_EXPORTER_OTLP_PROTOCOL,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL,
   OTEL_SERVICE_NAME,
   OTEL_RESOURCE_ATTRIBUTES,
   OTEL_TRACES_SAMPLER,
@@ -140,7 +148,8 @@ export const tracingOf = (get: Get): TracingConfig | undefined => {
   const samplerArg = get(OTEL_TRACES_SAMPLER_ARG)
   return {
     url,
-    protocol: get(OTEL_EXPORTER_OTLP_PROTOCOL),
+    // As the endpoint: the signal's own variable over the general one.
+    protocol: get(OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? get(OTEL_EXPORTER_OTLP_PROTOCOL),
     serviceName: get(OTEL_SERVICE_NAME),
     resourceAttributes: get(OTEL_RESOURCE_ATTRIBUTES) ?? {},
     sampler: get(OTEL_TRACES_SAMPLER),
