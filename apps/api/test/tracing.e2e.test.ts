@@ -20,6 +20,7 @@ type Line = {
   traceId?: string
   spanId?: string
   spansLost?: number
+  detail?: string
 }
 const linesOf = (svc: ChildService): Array<Line> =>
   svc
@@ -114,6 +115,21 @@ describe('traces of the built service, exported to a real OTLP/HTTP receiver', (
         spanId: span?.spanId,
       })
     }
+  })
+
+  it("says which of the SDK's own variables it could not take (OTEL_EXPORTER_OTLP_COMPRESSION=zstd), and still exports", async () => {
+    const otlp = await receiver()
+    const svc = await service({
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+      OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd',
+    })
+    expect((await fetch(`${svc.url}/v1/pets`, { headers: AUTH })).status).toBe(200)
+    expect(await svc.stop()).toBe(0)
+    await otlp.waitFor((s) => s.length >= 1)
+    const said = linesOf(svc).filter((l) => l.level === 40 && l.msg.startsWith('tracing:'))
+    expect(said).toEqual([
+      expect.objectContaining({ detail: expect.stringContaining('OTEL_EXPORTER_OTLP_COMPRESSION') }),
+    ])
   })
 
   it('samples as OTEL_TRACES_SAMPLER says: a root at ratio 0 is not traced (no ids logged), a sampled parent is', async () => {

@@ -46,6 +46,9 @@ const samplerOf = ({ sampler, samplerArg = 1 }: TracingConfig): Sampler => {
  * never requests. Each process (each worker of WEB_CONCURRENCY) is a resource of its own.
  */
 export const startTracing = (config: TracingConfig, logger: Logger): Tracing => {
+  // First: the exporter and the span processor read the SDK's own variables when they are made, and say
+  // there (through diag) which value they could not take and dropped (OTEL_EXPORTER_OTLP_COMPRESSION=zstd).
+  const diagnostics = reportDiagnostics(logger)
   const exporter =
     config.protocol === 'http/json'
       ? new JsonExporter({ url: config.url })
@@ -65,7 +68,6 @@ export const startTracing = (config: TracingConfig, logger: Logger): Tracing => 
     sampler: samplerOf(config),
     spanProcessors: [processor],
   })
-  const diagnostics = reportDiagnostics(logger)
   // traceparent alone is read and written (no baggage). The context is kept for the synchronous part of
   // context.with only (the SDK's StackContextManager), not by AsyncLocalStorage, whose hooks cost every async
   // resource of every request on Node 20 once one is traced (list 20 in memory at a 10 % sampler: 82 against
