@@ -149,7 +149,9 @@ export const endRequestSpan = (
   span.setAttribute('url.path', cut(target.path))
   if (target.query !== undefined) span.setAttribute('url.query', cut(target.query))
   setHost(span, req, scheme)
-  span.setAttribute('client.address', ctx.state.clientAddress ?? '')
+  // Unknown (the socket closed before its peer was read): left out, not ''.
+  const client = ctx.state.clientAddress
+  if (client !== undefined && client !== '') span.setAttribute('client.address', client)
   if (aborted) {
     span.setAttribute('error.type', 'aborted')
     span.setStatus({

@@ -13,6 +13,8 @@ import { connect } from 'node:net'
 import Koa from 'koa'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createPetsRouter, type HttpAppOptions } from '../src/index.js'
+import { endRequestSpan } from '../src/request-span.js'
+import type { HttpContext } from '../src/request-state.js'
 import { KEY, appOptions, recordingLogger, serve } from './serve.js'
 
 const AUTH = { Authorization: `Bearer ${KEY}` }
@@ -277,6 +279,22 @@ describe('the server span of a request', () => {
       provider.register()
     }
     expect(spans()).toEqual([])
+  })
+})
+
+describe("a span whose client's address is unknown", () => {
+  it('leaves client.address out, rather than set it to an empty text (a socket closed before it was read)', () => {
+    const span = provider.getTracer('test').startSpan('GET', { kind: SpanKind.SERVER })
+    const req = { method: 'GET', url: '/v1/pets', headers: { host: 'pets.test' }, socket: null }
+    endRequestSpan(span, { req, state: { clientAddress: '' }, status: 200 } as unknown as HttpContext, false)
+    span.end()
+    expect(spans()[0]?.attributes).toEqual({
+      'http.response.status_code': 200,
+      'url.scheme': 'http',
+      'url.path': '/v1/pets',
+      'server.address': 'pets.test',
+      'server.port': 80,
+    })
   })
 })
 
