@@ -1,3 +1,4 @@
+import { context, type Context } from '@opentelemetry/api'
 import * as E from 'fp-ts/lib/Either.js'
 import {
   aborted,
@@ -60,8 +61,9 @@ const attempt = async (
   init: Sent,
   resendCount: number,
   caller: AbortSignal | undefined,
+  parent: Context,
 ): Promise<Outcome> => {
-  const traced = startAttempt(init.method ?? 'GET', url, resendCount)
+  const traced = startAttempt(init.method ?? 'GET', url, resendCount, parent)
   const headers = traced === undefined ? init.headers : { ...init.headers, ...traced.headers }
   const { signal, release } = attemptSignal(transport.timeoutMs, caller)
   let outcome: Outcome
@@ -127,6 +129,8 @@ export const sendRequest = async (
   signal: AbortSignal | undefined,
 ): Promise<Outcome> => {
   const { maxAttempts, maxTotalWaitMs, defaultDelayMs } = transport.retry
+  // The caller's context, read as the call begins: each attempt's span is its child, also after the awaits.
+  const parent = context.active()
   let waited = 0
   for (let attempts = 1; ; attempts++) {
     if (signal?.aborted)
@@ -138,7 +142,7 @@ export const sendRequest = async (
             : `while waiting to retry, after attempt ${attempts - 1}`,
         ),
       )
-    const outcome = await attempt(transport, url, init, attempts - 1, signal)
+    const outcome = await attempt(transport, url, init, attempts - 1, signal, parent)
     const delay = delayBeforeRetry(outcome, repeatable, defaultDelayMs)
     if (delay === undefined || attempts >= maxAttempts || waited + delay > maxTotalWaitMs) return outcome
     await waitUnlessAborted(transport.sleep, delay, signal)

@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api'
+import { propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Aborted, NetworkFailure } from './client-errors.js'
 import type { ReadResponse } from './decode-response.js'
@@ -13,12 +13,17 @@ const portOf = (url: URL): number =>
 
 /**
  * Starts the CLIENT span of one attempt (`{method}`, `http.request.resend_count` on a retry) when the
- * caller's context holds a span, and writes its context into headers through the global propagator;
- * otherwise nothing. Without an SDK, @opentelemetry/api makes all of it a no-op.
+ * caller's context (`parent`, read when the call began: a retry comes after awaits, where a synchronous
+ * context manager holds no context) holds a span, and writes its context into headers through the global
+ * propagator; otherwise nothing. Without an SDK, @opentelemetry/api makes all of it a no-op.
  */
-export const startAttempt = (method: string, url: string, resendCount: number): TracedAttempt | undefined => {
-  const active = context.active()
-  if (trace.getSpan(active) === undefined) return undefined
+export const startAttempt = (
+  method: string,
+  url: string,
+  resendCount: number,
+  parent: Context,
+): TracedAttempt | undefined => {
+  if (trace.getSpan(parent) === undefined) return undefined
   const target = new URL(url)
   const span = tracer.startSpan(
     method,
@@ -32,10 +37,10 @@ export const startAttempt = (method: string, url: string, resendCount: number): 
         ...(resendCount === 0 ? {} : { 'http.request.resend_count': resendCount }),
       },
     },
-    active,
+    parent,
   )
   const headers: Record<string, string> = {}
-  propagation.inject(trace.setSpan(active, span), headers)
+  propagation.inject(trace.setSpan(parent, span), headers)
   return { span, headers }
 }
 

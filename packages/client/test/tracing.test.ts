@@ -1,5 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import { run } from '@pets/domain/testing'
+import { StackContextManager } from '@opentelemetry/sdk-trace'
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createPetsClient } from '../src/index.js'
@@ -78,6 +79,30 @@ describe('traces of the client', () => {
       `00-${first!.spanContext().traceId}-${first!.spanContext().spanId}-01`,
       `00-${retry!.spanContext().traceId}-${retry!.spanContext().spanId}-01`,
     ])
+  })
+
+  it("parents a retry to the caller's span under a synchronous context manager too (the service's own)", async () => {
+    context.disable()
+    context.setGlobalContextManager(new StackContextManager())
+    try {
+      const { client, seen } = await clientOf([unavailable, listed])
+      const checkout = caller.startSpan('checkout')
+      // Active only while the call is made: the retry comes after awaits, where this manager holds nothing.
+      const listing = context.with(trace.setSpan(context.active(), checkout), () => run(client.listPets()))
+      await listing
+      checkout.end()
+      const attempts = exported.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT)
+      expect(attempts.map((s) => s.parentSpanContext?.spanId)).toEqual([
+        checkout.spanContext().spanId,
+        checkout.spanContext().spanId,
+      ])
+      expect(seen.map((r) => r.headers['traceparent'])).toEqual(
+        attempts.map((s) => `00-${s.spanContext().traceId}-${s.spanContext().spanId}-01`),
+      )
+    } finally {
+      context.disable()
+      provider.register()
+    }
   })
 
   it('says what failed when no answer came', async () => {
