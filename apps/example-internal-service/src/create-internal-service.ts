@@ -1,6 +1,6 @@
 import { createPetsRouter, type PetsUseCases } from '@pets/adapters-http'
 import { createMemoryStorage, createSystemClock } from '@pets/adapters-memory'
-import { createUseCases, type Clock } from '@pets/domain'
+import { createUseCases, type Clock, type Storage } from '@pets/domain'
 import Koa from 'koa'
 import { createCallerAuthenticator } from './caller-authenticator.js'
 import { intakeRoutes } from './intake-routes.js'
@@ -16,6 +16,8 @@ export type InternalServiceOptions = {
   readonly callers: Readonly<Record<string, string>>
   /** The clock of the domain (getPet's sunset); the machine's by default. */
   readonly clock?: Clock
+  /** Where the pets are kept: any adapter of the domain's ports; the in-memory one by default. */
+  readonly storage?: Storage
 }
 
 /**
@@ -28,7 +30,7 @@ export const createInternalService = (
 ): { app: Koa; useCases: PetsUseCases } => {
   // createPet serves POSTs with an Idempotency-Key too, such as the typed client's safe retries.
   const useCases: PetsUseCases = createUseCases({
-    storage: createMemoryStorage(),
+    storage: options.storage ?? createMemoryStorage(),
     clock: options.clock ?? createSystemClock(),
   })
   const own = intakeRoutes(useCases)

@@ -35,6 +35,9 @@ const countByStatus = async (
  * The service's own routes, in its own style, calling the domain's use cases in-process: an
  * intake desk where new animals arrive (pending until a vet has seen them), and a summary.
  */
+// A 5xx of http-errors is not exposed unless asked: this one says what the caller may wait out.
+const UNREACHABLE = 'the catalogue cannot be reached'
+
 export const intakeRoutes = (useCases: PetsUseCases): Router => {
   const router = new Router()
   router.get('/healthz', (ctx) => {
@@ -50,13 +53,13 @@ export const intakeRoutes = (useCases: PetsUseCases): Router => {
       return
     }
     const pet = await useCases.createPet({ pet: input.right })()
-    if (E.isLeft(pet)) return ctx.throw(503, 'the catalogue cannot be reached')
+    if (E.isLeft(pet)) return ctx.throw(503, UNREACHABLE, { expose: true })
     ctx.status = 201
     ctx.body = { accepted: true, pet: pet.right }
   })
   router.get('/intake/summary', async (ctx) => {
     const counts = await countByStatus(useCases.listPets)
-    if (E.isLeft(counts)) return ctx.throw(503, 'the catalogue cannot be reached')
+    if (E.isLeft(counts)) return ctx.throw(503, UNREACHABLE, { expose: true })
     ctx.body = Object.fromEntries(PET_STATUSES.map((status) => [status, counts.right[status]]))
   })
   return router

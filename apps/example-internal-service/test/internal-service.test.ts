@@ -1,15 +1,18 @@
 import { fetchOf } from '@pets/adapters-http/testing'
 import { createPetsClient } from '@pets/client'
+import { createMemoryStorage } from '@pets/adapters-memory'
+import { storeUnavailable, type Storage } from '@pets/domain'
 import { aNewPet, run, runLeft } from '@pets/domain/testing'
+import * as TE from 'fp-ts/lib/TaskEither.js'
 import { describe, expect, it } from 'vitest'
 import { createInternalService, PETS_PREFIX } from '../src/index.js'
 
 const CALLERS = { billing: 'billing-token', search: 'search-token' }
 
 /** The internal service in this process, reached through fetchOf: no socket, no port. */
-const startInternalService = () => {
+const startInternalService = (storage?: Storage) => {
   const url = 'http://intake.test'
-  const service = createInternalService({ publicUrl: url, callers: CALLERS })
+  const service = createInternalService({ publicUrl: url, callers: CALLERS, ...(storage ? { storage } : {}) })
   const fetch = fetchOf(service.app)
   const client = (token = CALLERS.billing) =>
     createPetsClient({ baseUrl: `${url}${PETS_PREFIX}`, apiKey: token, fetch })
@@ -125,6 +128,19 @@ describe('the internal service that embeds the animal store', () => {
     expect(inside.status).toBe(404)
     expect(await inside.json()).toMatchObject({ code: 'not_found', status: 404 })
     expect((await svc.fetch(`${svc.url}/healthz`)).status).toBe(200)
+  })
+
+  it('answers 503 with its reason when the catalogue cannot be reached, on its own routes', async () => {
+    const memory = createMemoryStorage()
+    const down = () => TE.left(storeUnavailable(new Error('the store is down')))
+    const svc = startInternalService({ ...memory, pets: { ...memory.pets, add: down, list: down } })
+    for (const res of [
+      await svc.intake({ name: 'Rex', categoryId: 3 }),
+      await svc.fetch(`${svc.url}/intake/summary`),
+    ]) {
+      expect(res.status).toBe(503)
+      expect(await res.json()).toEqual({ error: 'the catalogue cannot be reached' })
+    }
   })
 
   it('answers a method its own route does not take with 405, its Allow, and a body that says so', async () => {
