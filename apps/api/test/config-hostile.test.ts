@@ -139,6 +139,8 @@ describe('HOST', () => {
       'api-1.internal',
       'API.Example.COM',
       '3com.example',
+      '0x10.example',
+      '0xg',
       'x',
       `${label63}.${label63}.${label63}.${'b'.repeat(61)}`, // 253 characters
     ])
@@ -150,6 +152,10 @@ describe('HOST', () => {
       '999.1.1.1',
       '1.2.3',
       '10',
+      // Numbers to inet_aton, which getaddrinfo reads as IPv4 (0.0.0.16, 127.0.0.1): not names.
+      '0x10',
+      '0x7f.1',
+      '0X7F.0.0.0x1',
       '256.0.0.1',
       'not a host',
       'under_score.example',

@@ -17,12 +17,22 @@ const isHostLabel = (label: string): boolean =>
   !label.endsWith('-') &&
   [...label].every(isLetterDigitOrHyphen)
 
+const isHexDigit = (c: string) => isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+// A part of an IPv4 address as inet_aton reads one: decimal or octal digits, or 0x and hex digits.
+const isNumberPart = (label: string): boolean =>
+  label[0] === '0' && (label[1] === 'x' || label[1] === 'X')
+    ? [...label.slice(2)].every(isHexDigit)
+    : [...label].every(isDigit)
+
 /**
- * A host name by RFC 1123. One of digits and dots only is an IPv4 address to getaddrinfo (999.1.1.1 failed
- * only when the service listened), so it is a name only if isIP reads it as one.
+ * A host name by RFC 1123. One whose every label is a number (digits, or 0x and hex digits) is an IPv4
+ * address to getaddrinfo (999.1.1.1 failed only when the service listened; 0x10 listened on 0.0.0.16), so
+ * it is a name only if isIP reads it as an address.
  */
-export const isHostName = (text: string): boolean =>
-  text.length <= 253 && text.split('.').every(isHostLabel) && ![...text].every((c) => isDigit(c) || c === '.')
+export const isHostName = (text: string): boolean => {
+  const labels = text.split('.')
+  return text.length <= 253 && labels.every(isHostLabel) && !labels.every(isNumberPart)
+}
 
 /** HOST: an IPv4 or IPv6 address, or a host name; whether a name resolves is known only when listening. */
 export const listenHost = new t.Type<string, string, unknown>(
