@@ -46,7 +46,12 @@ export const intakeRoutes = (useCases: PetsUseCases): Router => {
   // The body parser is mounted on this route only: a global one would read the request bodies of
   // the mounted pets router before it could.
   router.post('/intake', bodyParser({ enableTypes: ['json'], jsonLimit: '16kb' }), async (ctx) => {
-    const input = decodeNewPet({ ...(ctx.request.body as object), status: 'pending' })
+    // The parser takes a JSON array too (its strict mode refuses only what is neither object nor array):
+    // spread, it would be read as a pet whose fields are "0", "1", ….
+    const body: unknown = ctx.request.body
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return ctx.throw(400, 'the body must be a JSON object (an array is none)')
+    const input = decodeNewPet({ ...body, status: 'pending' })
     if (E.isLeft(input)) {
       ctx.status = 422
       ctx.body = { accepted: false, problems: input.left.issues }

@@ -50,7 +50,8 @@ describe('the internal service that embeds the animal store', () => {
 
   it("answers a body its own route's parser refuses with 400, the caller's mistake, not 500", async () => {
     const svc = startInternalService()
-    for (const body of ['{', 'null', '"Rex"', '{"name":"Rex","categoryId":1,"__proto__":{}}']) {
+    const bodies = ['{', 'null', '"Rex"', '[]', '[{"name":"Rex","categoryId":1}]']
+    for (const body of [...bodies, '{"name":"Rex","categoryId":1,"__proto__":{}}']) {
       const res = await svc.fetch(`${svc.url}/intake`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
