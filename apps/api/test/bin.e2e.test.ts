@@ -104,6 +104,13 @@ describe('the bin, run as a file of its own', () => {
       expect(run.code, args.join(' ')).toBe(2)
       expect(run.stderr).toMatch(new RegExp(`^animal-store: unknown command "${args.join(' ')}"; usage:\n`))
     }
+    // What keys is asked to do is read after the variables (which name the database), before any connection.
+    for (const args of [['keys'], ['keys', 'frob'], ['keys', 'list', 'extra'], ['keys', 'create', 'Rex']]) {
+      const run = await runBin(args, {})
+      expect(run.code, args.join(' ')).toBe(2)
+      expect(run.stderr).toMatch(new RegExp(`^animal-store: unknown command "${args.join(' ')}"; usage:\n`))
+      expect(run.stderr).toContain('animal-store keys revoke ID')
+    }
   })
 
   it("keeps the root's `pnpm start` standard output for the bin alone: the build's lines go to stderr", async () => {

@@ -67,7 +67,8 @@ const parseKeysArgs = (args: ReadonlyArray<string>): KeysAction => {
       )
     return { action, id: rest[0]! }
   }
-  throw new UsageError(`usage:\n${KEYS_USAGE}`)
+  // Named as main names a command it does not know (`migrate now`), whatever part of it is wrong.
+  throw new UsageError(`unknown command "${['keys', ...args].join(' ')}"; usage:\n${KEYS_USAGE}`)
 }
 
 // Why the revocation failed, in the operator's terms: the SQLSTATE (42501: no right to revoke), else the words.
