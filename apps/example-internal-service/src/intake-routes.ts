@@ -1,5 +1,5 @@
 import { bodyParser } from '@koa/bodyparser'
-import Router from '@koa/router'
+import Router, { type RouterMiddleware } from '@koa/router'
 import {
   decodeNewPet,
   MAX_PAGE_LIMIT,
@@ -43,9 +43,14 @@ export const intakeRoutes = (useCases: PetsUseCases): Router => {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' }
   })
+  // The parser reads JSON alone and hands the route `{}` for any other body (or none): refused first.
+  const jsonOnly: RouterMiddleware = (ctx, next) =>
+    ctx.is('application/json')
+      ? next()
+      : ctx.throw(415, 'the body must be JSON (Content-Type: application/json)')
   // The body parser is mounted on this route only: a global one would read the request bodies of
   // the mounted pets router before it could.
-  router.post('/intake', bodyParser({ enableTypes: ['json'], jsonLimit: '16kb' }), async (ctx) => {
+  router.post('/intake', jsonOnly, bodyParser({ enableTypes: ['json'], jsonLimit: '16kb' }), async (ctx) => {
     // The parser takes a JSON array too (its strict mode refuses only what is neither object nor array):
     // spread, it would be read as a pet whose fields are "0", "1", ….
     const body: unknown = ctx.request.body

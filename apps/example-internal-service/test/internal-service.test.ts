@@ -62,6 +62,20 @@ describe('the internal service that embeds the animal store', () => {
     }
   })
 
+  it('answers a body that is not JSON, or none, with 415 on its own route', async () => {
+    const svc = startInternalService()
+    const text = {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: '{"name":"Rex","categoryId":1}',
+    }
+    for (const init of [text, { method: 'POST' }]) {
+      const res = await svc.fetch(`${svc.url}/intake`, init)
+      expect(res.status).toBe(415)
+      expect(await res.json()).toEqual({ error: 'the body must be JSON (Content-Type: application/json)' })
+    }
+  })
+
   it('adds pets through the mounted pets API, reading the body that its own routes parse elsewhere', async () => {
     const svc = startInternalService()
     const pet = await run(svc.client().createPet({ name: 'Tom', categoryId: 2, status: 'sold' }))
