@@ -33,10 +33,16 @@ export const APP_ANSWERS_EVERY_REQUEST = { requireHostHeader: false } as const
  * - `Expect: 100-continue` (node's 100 Continue at once, so the client sends a body a 401 or 413 then leaves
  *   unread): 100 Continue goes out only when the body is read (continue-on-read.ts);
  * - a `CONNECT` (node closes its connection without a word): answered as any method the app does not serve
- *   (401, 404 or 405 with `Allow`), then its connection is closed, since node's parser has let go of it.
+ *   (401, 404 or 405 with `Allow`), then its connection is closed, since node's parser has let go of it;
+ * - header lines past the 2,000th (node's `maxHeadersCount`, which drops the rest without a word): every line
+ *   reaches the app, so that its rules on a header sent twice (Host, Authorization, Content-Type,
+ *   Idempotency-Key) or on codings see them all; `maxHeaderSize` bounds a head's lines anyway.
  * Made with APP_ANSWERS_EVERY_REQUEST, the server also leaves a request without `Host` to the app.
  */
 export const answerEveryRequest = (server: Server, handle: RequestHandler): void => {
+  // 0 is no limit (read as each connection begins). 2,000 empty lines fit in 8 KB: a second Host,
+  // Authorization or Content-Encoding behind them went unseen, and the request was served with the first.
+  server.maxHeadersCount = 0
   const answerRefusal = (error: Error & { code?: string }, socket: Duplex) => {
     if (!handRefusalToApp(error, socket, handle)) answerClientError(error, socket)
   }

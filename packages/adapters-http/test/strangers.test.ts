@@ -181,6 +181,51 @@ describe('what a caller without a key, or a careless one, can make the service d
     expect(await postRaw(headers('identity'), A_PET)).toMatch(/^HTTP\/1\.1 201 /)
   })
 
+  it('reads every header line of a head within 16 KiB, also past the 2,000 node keeps by default', async () => {
+    // 2,000 empty lines (8 KB): node's maxHeadersCount dropped every line after them without a word.
+    const padding = 'a:\r\n'.repeat(2_000)
+    const before = await petCount()
+    const hosts = await raw(
+      held.served.port,
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n${padding}Host: y\r\n\r\n`,
+    )
+    expect(hosts).toMatch(/^HTTP\/1\.1 400 /)
+    expect(bodyOf(hosts)).toMatchObject({ message: 'A request must carry one Host header, not several.' })
+    const keys = await raw(
+      held.served.port,
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n${padding}Authorization: Bearer nope\r\nConnection: close\r\n\r\n`,
+    )
+    expect(keys).toMatch(/^HTTP\/1\.1 401 /)
+    expect(headOf(keys)).toContain('error="invalid_request"')
+    const types = await postRaw(
+      `Authorization: ${BEARER}\r\n${padding}Content-Type: text/plain\r\nContent-Length: ${A_PET.length}\r\nConnection: close\r\n`,
+      A_PET,
+    )
+    expect(types).toMatch(/^HTTP\/1\.1 415 /)
+    const gzip = await postRaw(
+      `Authorization: ${BEARER}\r\n${padding}Content-Encoding: gzip\r\nContent-Length: ${A_PET.length}\r\nConnection: close\r\n`,
+      A_PET,
+    )
+    expect(gzip).toMatch(/^HTTP\/1\.1 415 /)
+    const codings = await postRaw(
+      `Authorization: ${BEARER}\r\n${padding}Transfer-Encoding: gzip, chunked\r\nConnection: close\r\n`,
+      chunked(A_PET),
+    )
+    expect(codings).toMatch(/^HTTP\/1\.1 501 /)
+    const onceKeys = await postRaw(
+      `Authorization: ${BEARER}\r\nIdempotency-Key: a\r\n${padding}Idempotency-Key: b\r\nContent-Length: ${A_PET.length}\r\nConnection: close\r\n`,
+      A_PET,
+    )
+    expect(onceKeys).toMatch(/^HTTP\/1\.1 400 /)
+    expect(await petCount()).toBe(before)
+    // Such a head, its headers each once, is served.
+    const served = await postRaw(
+      `Authorization: ${BEARER}\r\n${padding}Content-Length: ${A_PET.length}\r\nConnection: close\r\n`,
+      A_PET,
+    )
+    expect(served).toMatch(/^HTTP\/1\.1 201 /)
+  })
+
   it('keeps the connection of a request whose body it read', async () => {
     const answer = await held.served.post('{"name":"Rex","categoryId":1}')
     expect(answer.status).toBe(201)
