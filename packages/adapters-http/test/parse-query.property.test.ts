@@ -39,6 +39,13 @@ describe('parseQuery', () => {
     ])
   })
 
+  it('keeps a leading ? in the first name (a target with two: /v1/pets??limit=1), as the URL standard reads a query', () => {
+    expect({ ...parseQuery('?limit=1&status=sold') }).toEqual({ '?limit': '1', status: 'sold' })
+    expect({ ...parseQuery('?') }).toEqual({ '?': '' })
+    expect({ ...parseQuery('??a') }).toEqual({ '??a': '' })
+    expect(new URL('http://x/v1/pets??limit=1').searchParams.has('?limit')).toBe(true)
+  })
+
   it('collects the values of a repeated parameter in order', () => {
     expect({ ...parseQuery('limit=1&limit=2&limit=3&status=sold') }).toEqual({
       limit: ['1', '2', '3'],

@@ -1040,6 +1040,9 @@ describe('what a body can make the service say', () => {
       'Invalid request: petId must be an integer from 1 to 9007199254740991; limit is not a parameter of this ' +
         'operation (allowed: none); "" is not a parameter of this operation (allowed: none).',
     ],
+    // A second `?` is the start of the first parameter's name, as the URL standard reads a query.
+    ['/v1/pets/1??', 'Invalid request: ? is not a parameter of this operation (allowed: none).'],
+    ['/v1/pets/1??x=1', 'Invalid request: ?x is not a parameter of this operation (allowed: none).'],
   ])('refuses a query parameter getPet does not take, as listPets refuses one: %s', async (path, message) => {
     const answer = await held.served.send({ path, headers: { Authorization: BEARER } })
     expect(answer.status).toBe(400)
@@ -1052,6 +1055,17 @@ describe('what a body can make the service say', () => {
     expect(
       (await held.served.send({ path: `/v1/pets/${id}?`, headers: { Authorization: BEARER } })).status,
     ).toBe(200)
+  })
+
+  it('refuses a parameter of a listing whose name begins with a second ?, rather than read it without', async () => {
+    const answer = await held.served.send({
+      path: '/v1/pets??status=sold',
+      headers: { Authorization: BEARER },
+    })
+    expect(answer.status).toBe(400)
+    expect(errorBodyOf(answer).message).toBe(
+      'Invalid request: ?status is not a parameter of this operation (allowed: limit, status, after).',
+    )
   })
 
   it('refuses a query parameter createPet does not take, named with the issues of its body', async () => {
