@@ -51,3 +51,18 @@ export const isHostValue = (value: string): boolean => {
   for (i++; i < length; i++) if (value.charCodeAt(i) < 0x30 || value.charCodeAt(i) > 0x39) return false
   return true
 }
+
+/**
+ * Whether a request asks to switch protocols as node's parser (llhttp) reads it: `upgrade` in `Connection`,
+ * and an `Upgrade` that is not empty. Any mention of the word counts, so that no form llhttp takes is missed
+ * (one more closed connection costs little). One pass, no regular expression.
+ */
+export const asksToUpgrade = (req: IncomingMessage): boolean => {
+  const { upgrade, connection } = req.headers
+  return (
+    upgrade !== undefined &&
+    upgrade !== '' &&
+    connection !== undefined &&
+    connection.toLowerCase().includes('upgrade')
+  )
+}

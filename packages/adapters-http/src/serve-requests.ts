@@ -1,7 +1,7 @@
 import { context, trace, type Tracer } from '@opentelemetry/api'
 import { HEADERS } from '@pets/wire'
 import { performance } from 'node:perf_hooks'
-import { isHostValue, sentMoreThanOnce } from './header-lines.js'
+import { asksToUpgrade, isHostValue, sentMoreThanOnce } from './header-lines.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import type { HttpLogger } from './logger.js'
@@ -116,6 +116,10 @@ export const serveRequests = ({
       ctx.set('Connection', 'close')
       return sendProblem(ctx, refused)
     }
+    // llhttp stops reading a packet at the end of a request that asks to upgrade, and node, with no 'upgrade'
+    // listener, drops the rest of it: a request pipelined behind was never answered, its connection left open.
+    // The answer closes the connection instead, so that its client sends those again (RFC 9112 section 9.3.2).
+    if (asksToUpgrade(ctx.req)) ctx.set('Connection', 'close')
     const path = pathOf(ctx)
     // A client's mistake, refused before anything else as what node's parser refuses is.
     if (path === undefined) return sendProblem(ctx, BAD_TARGET)

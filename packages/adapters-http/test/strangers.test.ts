@@ -777,6 +777,40 @@ describe('a request answered whole, then bytes node refuses on its connection', 
   })
 })
 
+describe('a request that asks to upgrade (Connection: upgrade, and an Upgrade), with requests pipelined behind it', () => {
+  const held = memoryAppServedForAll()
+  const answersIn = (text: string) => text.match(/HTTP\/1\.1 \d{3} /g) ?? []
+  const next = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{"name":"Rex","categoryId":1}`
+
+  it.each([
+    ['Connection: Upgrade\r\nUpgrade: websocket\r\n', `Authorization: ${BEARER}\r\n`, 200],
+    ['Connection: keep-alive, UPGRADE\r\nUpgrade: h2c\r\n', '', 401],
+    ['Connection: keep-alive\r\nConnection: upgrade\r\nUpgrade: x\r\n', `Authorization: ${BEARER}\r\n`, 200],
+  ])(
+    'is answered saying Connection: close, then its connection closes: node drops what follows it in its packet (%j)',
+    async (asks, key, status) => {
+      const answer = await raw(
+        held.served.port,
+        `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${key}${asks}\r\n${next}`,
+      )
+      // The creation behind it was never read: its client, told so, sends it again on another connection.
+      expect(answersIn(answer)).toEqual([`HTTP/1.1 ${status} `])
+      expect(answer.toLowerCase()).toContain('\r\nconnection: close\r\n')
+    },
+  )
+
+  it.each(['Connection: upgrade\r\n', 'Upgrade: websocket\r\n', 'Connection: upgrade\r\nUpgrade:\r\n'])(
+    'keeps the connection of a request that does not (%j): what follows it is served',
+    async (headers) => {
+      const answer = await raw(
+        held.served.port,
+        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n${headers}\r\n${next.replace('Content-Type', 'Connection: close\r\nContent-Type')}`,
+      )
+      expect(answersIn(answer)).toEqual(['HTTP/1.1 200 ', 'HTTP/1.1 201 '])
+    },
+  )
+})
+
 describe('a method node does not know, with a body', () => {
   it('gets the answer of the app alone, though its body comes while the key is looked up', async () => {
     const app = memoryApp()
