@@ -1,5 +1,6 @@
 import { inOrder, MAX_PIPELINED } from '@pets/adapters-http'
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { AppConfig } from './config.js'
 import type { Logger } from './logger.js'
 
@@ -15,6 +16,31 @@ export const listenerTimeouts = (config: Pick<AppConfig, 'headersTimeoutMs'>): S
   requestTimeout: Math.max(30_000, config.headersTimeoutMs),
   connectionsCheckingInterval: Math.max(50, Math.floor(config.headersTimeoutMs / 2)),
 })
+
+/**
+ * How long a connection may go without a byte read or written while a request is under way (node's
+ * `server.timeout`; between requests, keep-alive's own 5 s): one and a half times HEADERS_TIMEOUT_MS (15 s),
+ * at least 5 s (more than the 3 s a lingering close waits). node checks an answer being written again after
+ * as long before it gives up (a write that moved meanwhile is no stall), so a stalled one is ended within
+ * twice this: 30 s.
+ */
+export const stalledAfterMs = (config: Pick<AppConfig, 'headersTimeoutMs'>): number =>
+  Math.max(5_000, Math.round(1.5 * config.headersTimeoutMs))
+
+/**
+ * Ends a connection on which nothing moved for stalledAfterMs. A client that stops reading its answers (its
+ * receive window closed) held its connection for ever: node has no time limit on writing an answer, and four
+ * pipelined GETs of the docs page's script (1.7 MB each, no key needed) filled the kernel's send buffer (4 MB),
+ * held too. One whose answer is stuck so is reset, which frees that buffer at once (it will never be read);
+ * any other is destroyed, as node does by default.
+ */
+export const endStalledConnections = (server: Server, config: Pick<AppConfig, 'headersTimeoutMs'>): void => {
+  server.timeout = stalledAfterMs(config)
+  server.on('timeout', (socket: Socket) => {
+    if (socket.writableLength > 0) socket.resetAndDestroy()
+    else socket.destroy()
+  })
+}
 
 /**
  * Counts events and reports how many came, at once for the first and then once a second at most: the

@@ -11,7 +11,12 @@ import type { AddressInfo } from 'node:net'
 import type { AppConfig } from './config.js'
 import { defaultPublicBaseUrl } from './config.js'
 import type { AnimalStoreService } from './create-service.js'
-import { capConnections, listenerTimeouts, pipelinesInOrder } from './connection-limits.js'
+import {
+  capConnections,
+  endStalledConnections,
+  listenerTimeouts,
+  pipelinesInOrder,
+} from './connection-limits.js'
 import { STORAGE_CLOSE_MS } from './lifecycle.js'
 import { createLogger } from './logger.js'
 import { within } from './within.js'
@@ -109,6 +114,8 @@ export const startServer = async (
     serve,
   )
   server.keepAliveTimeout = 5_000
+  // A client that does not read its answers no longer holds its connection for ever.
+  endStalledConnections(server, config)
   // What ends the requests the grace did not see finish: each is logged as cut, then its connection closed.
   const cutConnections = connectionCutter(server)
   // What node would answer with a bare status line (a request its parser refuses, an unknown Expect, a
@@ -136,6 +143,7 @@ export const startServer = async (
       metricsServer = createServer({ ...listenerTimeouts(config), ...APP_ANSWERS_EVERY_REQUEST }, operations)
       answerEveryRequest(metricsServer, operations)
       capConnections(metricsServer, config.maxConnections, logger)
+      endStalledConnections(metricsServer, config)
       await listen(metricsServer, config.metricsPort, config.host)
       metricsServer.on('error', onServerError)
     }

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import type { Server } from 'node:http'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { capConnections } from '../src/connection-limits.js'
+import { capConnections, stalledAfterMs } from '../src/connection-limits.js'
 import type { Logger } from '../src/logger.js'
 
 afterEach(() => vi.useRealTimers())
@@ -25,5 +25,13 @@ describe('capConnections', () => {
     vi.runAllTimers()
     expect(refused).toEqual([1, 2])
     expect(server.maxConnections).toBe(10)
+  })
+})
+
+describe('stalledAfterMs', () => {
+  it('is one and a half times HEADERS_TIMEOUT_MS, at least 5 s (more than a lingering close waits)', () => {
+    expect(stalledAfterMs({ headersTimeoutMs: 10_000 })).toBe(15_000)
+    expect(stalledAfterMs({ headersTimeoutMs: 2_000 })).toBe(5_000)
+    expect(stalledAfterMs({ headersTimeoutMs: 100 })).toBe(5_000)
   })
 })

@@ -95,3 +95,42 @@ describe('connections that send their headers slowly (a real process)', () => {
     }
   })
 })
+
+describe('a client that stops reading its answers (a real process)', () => {
+  let svc: ChildService
+  let port: number
+  beforeAll(async () => {
+    svc = await startTestService({
+      mode: 'child',
+      env: { API_KEYS: KEY, SHUTDOWN_DELAY_MS: '0', HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) },
+    })
+    port = Number(new URL(svc.url).port)
+  })
+  afterAll(() => svc?.stop())
+
+  it('has its connection reset once nothing moved on it for 5 s (1.5 times HEADERS_TIMEOUT_MS, at least 5 s), within twice that', async () => {
+    // The docs page's script (1.7 MB, no key needed), asked for four times: more than the kernel's buffers hold.
+    const page = await (await fetch(`${svc.url}/docs`)).text()
+    const script = /src="(\/docs\/assets\/[^"]+\.js)"/.exec(page)![1]!
+    const socket = connect(port, '127.0.0.1')
+    const failed = new Promise<string>((resolve) =>
+      socket.on('error', (error: Error & { code?: string }) => resolve(error.code ?? error.message)),
+    )
+    try {
+      await new Promise<void>((resolve) => socket.once('connect', resolve))
+      socket.pause()
+      socket.write(`GET ${script} HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(4))
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      // Meanwhile the others are served.
+      expect(await normalRequest(svc.url)).toBe(200)
+      // Past 2 × 5 s, the server has reset it: a byte written now fails (it was taken, and never read, before).
+      await new Promise((resolve) => setTimeout(resolve, 2 * 5_000 + 500))
+      socket.write('\r\n')
+      expect(
+        await Promise.race([failed, new Promise((resolve) => setTimeout(resolve, 1_000, 'still open'))]),
+      ).toMatch(/^(ECONNRESET|EPIPE)$/)
+    } finally {
+      socket.destroy()
+    }
+  })
+})

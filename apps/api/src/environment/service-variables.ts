@@ -156,7 +156,9 @@ export const HEADERS_TIMEOUT_MS = variable({
   default: { value: 10_000 },
   meaning:
     "How long a client may take to send a request's line and headers; checked every half of it, so a " +
-    'slow one is cut within 1.5 times it',
+    'slow one is cut within 1.5 times it. A connection on which nothing moves for 1.5 times it (at least ' +
+    '5 s) while a request is under way, such as a client that does not read its answer, is ended within ' +
+    'twice that',
 })
 
 export const MAX_CONNECTIONS = variable({
