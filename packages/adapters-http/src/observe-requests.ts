@@ -3,6 +3,7 @@ import type { HttpLogger } from './logger.js'
 import type { ObservedRequest } from './operations-endpoints.js'
 import type { TraceIds } from './request-span.js'
 import type { HttpContext } from './request-state.js'
+import { shortened, targetOf } from './request-target.js'
 
 /**
  * Logs and counts one answered request, given its start (performance.now()), whether its client left (or
@@ -16,15 +17,8 @@ export type RequestObserver = (
   outcome?: 'cut',
 ) => void
 
-const LONGEST_PATH_LOGGED = 256
 // nginx's "client closed request": no answer was sent, so the line must not show one (such as a 500).
 const CLIENT_CLOSED_REQUEST = 499
-
-const rawPathOf = (url: string): string => {
-  const query = url.indexOf('?')
-  const path = query === -1 ? url : url.slice(0, query)
-  return path.length <= LONGEST_PATH_LOGGED ? path : `${path.slice(0, LONGEST_PATH_LOGGED)}…`
-}
 
 /**
  * Prepares what follows an answer: one log line (never a header's value, so no credential reaches the
@@ -51,7 +45,7 @@ export const observeRequests = (
       durationMs: performance.now() - startedMs,
       apiKeyId: state.apiKey?.keyId ?? null,
       clientAddress: state.clientAddress ?? '',
-      path: state.route === undefined ? rawPathOf(ctx.req.url ?? '') : null,
+      path: state.route === undefined ? shortened(targetOf(ctx.req.url ?? '').path) : null,
       aborted,
       // As the ids: always the key, undefined (no line shows it) but for a request a shutdown cut.
       outcome,

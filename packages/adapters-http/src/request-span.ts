@@ -12,6 +12,7 @@ import {
 } from '@opentelemetry/api'
 import type { IncomingMessage } from 'node:http'
 import type { HttpContext } from './request-state.js'
+import { shortened, targetOf } from './request-target.js'
 
 /** The ids of a sampled request's span: in each of its log lines, so a log search finds its trace and back. */
 export type TraceIds = { readonly traceId: string; readonly spanId: string }
@@ -34,7 +35,6 @@ const KNOWN_METHODS = new Set([
   'TRACE',
   'PATCH',
 ])
-const LONGEST_TEXT = 256
 // What a Host header should hold, a host name or an IPv6 literal, then a port; anything else is left out.
 const NAME = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{1,253})$/
 const PORT = /^[0-9]{0,5}$/
@@ -42,28 +42,6 @@ const PORT = /^[0-9]{0,5}$/
 const methodOf = (req: IncomingMessage): string => {
   const method = req.method ?? ''
   return KNOWN_METHODS.has(method) ? method : '_OTHER'
-}
-
-const cut = (text: string): string => (text.length <= LONGEST_TEXT ? text : `${text.slice(0, LONGEST_TEXT)}…`)
-
-// The path and query of a request target (RFC 9112, 3.2): an absolute-form one (`http://user:pw@host/p?q`,
-// which node takes as it came) without its scheme and authority, credentials included; a fragment, which
-// no target should carry but node lets through, left out. The usual origin-form costs one comparison.
-const targetOf = (url: string): { readonly path: string; readonly query: string | undefined } => {
-  let start = 0
-  if (url[0] !== '/' && url[0] !== '*') {
-    const scheme = url.indexOf('://')
-    if (scheme !== -1) {
-      const slash = url.slice(scheme + 3).search(/[/?#]/)
-      start = slash === -1 ? url.length : scheme + 3 + slash
-    }
-  }
-  const fragment = url.indexOf('#', start)
-  const end = fragment === -1 ? url.length : fragment
-  const query = url.indexOf('?', start)
-  return query === -1 || query > end
-    ? { path: url.slice(start, end), query: undefined }
-    : { path: url.slice(start, query), query: url.slice(query + 1, end) }
 }
 
 /**
@@ -140,14 +118,14 @@ export const endRequestSpan = (
   const route = ctx.state.route
   const scheme = (req.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http'
   const target = targetOf(req.url ?? '')
-  if (method === '_OTHER') span.setAttribute('http.request.method_original', cut(req.method ?? ''))
+  if (method === '_OTHER') span.setAttribute('http.request.method_original', shortened(req.method ?? ''))
   if (route !== undefined) {
     span.updateName(`${method === '_OTHER' ? 'HTTP' : method} ${route}`)
     span.setAttribute('http.route', route)
   }
   span.setAttribute('url.scheme', scheme)
-  span.setAttribute('url.path', cut(target.path))
-  if (target.query !== undefined) span.setAttribute('url.query', cut(target.query))
+  span.setAttribute('url.path', shortened(target.path))
+  if (target.query !== undefined) span.setAttribute('url.query', shortened(target.query))
   setHost(span, req, scheme)
   // Unknown (the socket closed before its peer was read): left out, not ''.
   const client = ctx.state.clientAddress

@@ -4,7 +4,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ObservedRequest } from '../src/index.js'
-import { appOptions, KEY, recordingLogger, serve } from './serve.js'
+import { appOptions, KEY, raw, recordingLogger, serve } from './serve.js'
 
 const AUTH = { Authorization: `Bearer ${KEY}` }
 
@@ -74,6 +74,19 @@ describe('the request log and the request observer', () => {
     expect(scan?.['path']).toBe('/wp-admin/setup%20config.php')
     expect(unauthorized).toMatchObject({ route: null, status: 401, path: '/v1/admin/users' })
     expect(long?.['path']).toBe(`/${'a'.repeat(255)}…`)
+  })
+
+  it("logs an absolute-form target's path alone: never its scheme, authority and credentials, nor a fragment", async () => {
+    const logger = recordingLogger()
+    const app = await start(appOptions({ logger }))
+    const port = Number(new URL(app.url).port)
+    await raw(
+      port,
+      'GET http://user:s3cret@127.0.0.1/wp-login.php?x=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    )
+    await raw(port, 'GET /nowhere#part HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    expect(logger.lines.map((l) => l.fields['path'])).toEqual(['/wp-login.php', '/nowhere'])
+    expect(JSON.stringify(logger.lines)).not.toContain('s3cret')
   })
 
   it('takes the client address from X-Forwarded-For only as far as the trusted proxies go', async () => {

@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createPetsRouter, type HttpAppOptions } from '../src/index.js'
 import { endRequestSpan } from '../src/request-span.js'
 import type { HttpContext } from '../src/request-state.js'
-import { KEY, appOptions, recordingLogger, serve } from './serve.js'
+import { KEY, appOptions, raw, recordingLogger, serve } from './serve.js'
 
 const AUTH = { Authorization: `Bearer ${KEY}` }
 const PARENT_TRACE = '0af7651916cd43dd8448eb211c80319c'
@@ -78,18 +78,13 @@ describe('the server span of a request', () => {
 
   it("says the target's path and query alone: never an absolute-form target's scheme, authority and credentials, nor a fragment", async () => {
     const app = await start()
-    const send = (target: string) =>
-      new Promise<string>((resolve, reject) => {
-        let answer = ''
-        const socket = connect(app.port, '127.0.0.1', () =>
-          socket.write(
-            `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`,
-          ),
+    const send = async (target: string) =>
+      (
+        await raw(
+          app.port,
+          `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`,
         )
-        socket.on('data', (chunk: Buffer) => void (answer += chunk.toString('latin1')))
-        socket.on('end', () => resolve(answer.split('\r\n')[0]!))
-        socket.on('error', reject)
-      })
+      ).split('\r\n')[0]!
     expect(await send('http://user:s3cret@127.0.0.1/v1/pets?limit=1')).toBe('HTTP/1.1 200 OK')
     expect(await send('https://127.0.0.1:8443/v1/pets/7#part')).toBe('HTTP/1.1 404 Not Found')
     expect(await send('/v1/pets?limit=2#part')).toBe('HTTP/1.1 200 OK')

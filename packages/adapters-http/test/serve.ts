@@ -1,7 +1,7 @@
 import { createMemoryApiKeyStore, createMemoryPetRepository, createSystemClock } from '@pets/adapters-memory'
 import { createPet, getPet, listPets } from '@pets/domain'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { connect, type AddressInfo } from 'node:net'
 import { createHttpApp, type HttpAppOptions } from '../src/index.js'
 
 /** The key every app of these tests accepts; its id is `test-1`. */
@@ -49,3 +49,21 @@ export const recordingLogger = (infoEnabled = true) => {
     isLevelEnabled: (level: 'info' | 'error') => level === 'error' || infoEnabled,
   }
 }
+
+/** Sends raw bytes on a new connection and collects everything the server writes until it closes. */
+export const raw = (port: number, text: string, { endAfterWrite = false } = {}) =>
+  new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(text)
+      if (endAfterWrite) socket.end()
+    })
+    let answer = ''
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')))
+    socket.on('end', () => resolve(answer))
+    socket.on('error', reject)
+    // A deadline for a server that keeps the connection open: what came so far is the answer.
+    setTimeout(() => {
+      socket.destroy()
+      resolve(answer)
+    }, 2_000)
+  })

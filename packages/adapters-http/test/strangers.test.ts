@@ -12,7 +12,7 @@ import {
   inOrder,
   type ObservedRequest,
 } from '../src/index.js'
-import { recordingLogger } from './serve.js'
+import { raw, recordingLogger } from './serve.js'
 import {
   BEARER,
   errorBodyOf,
@@ -23,24 +23,6 @@ import {
   type ServedApp,
 } from './support/memory-app.js'
 import { SWAGGER_UI_VERSION } from './support/swagger-ui-version.js'
-
-// Sends raw bytes on a new connection and collects everything the server writes until it closes.
-const raw = (port: number, text: string, { endAfterWrite = false } = {}) =>
-  new Promise<string>((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.write(text)
-      if (endAfterWrite) socket.end()
-    })
-    let answer = ''
-    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')))
-    socket.on('end', () => resolve(answer))
-    socket.on('error', reject)
-    // A deadline for a server that keeps the connection open: what came so far is the answer.
-    setTimeout(() => {
-      socket.destroy()
-      resolve(answer)
-    }, 2_000)
-  })
 
 describe('what a caller without a key, or a careless one, can make the service do', () => {
   const held = memoryAppServedForAll()
