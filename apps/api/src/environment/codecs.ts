@@ -5,13 +5,18 @@ import { isIP } from 'node:net'
 // The codecs of environment variables: each decodes one variable's text, and says what it must be when it
 // cannot (never what it was: it may be a secret).
 
-/** One of `values`, as written. */
-export const oneOf = <A extends string>(values: ReadonlyArray<A>) =>
+/** One of `values`, as written (or in any case, with `anyCase`). */
+export const oneOf = <A extends string>(values: ReadonlyArray<A>, { anyCase = false } = {}) =>
   new t.Type<A, string, unknown>(
     values.join('|'),
     (u): u is A => values.includes(u as A),
-    (u, c) =>
-      values.includes(u as A) ? t.success(u as A) : t.failure(u, c, `must be one of ${values.join(', ')}`),
+    (u, c) => {
+      // anyCase: as the OpenTelemetry specification reads its enums (a sampler, a protocol).
+      const read = typeof u === 'string' && anyCase ? u.toLowerCase() : u
+      return values.includes(read as A)
+        ? t.success(read as A)
+        : t.failure(u, c, `must be one of ${values.join(', ')}`)
+    },
     String,
   )
 

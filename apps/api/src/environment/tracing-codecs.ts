@@ -15,18 +15,6 @@ export const flag = new t.Type<boolean, string, unknown>(
   String,
 )
 
-// One of `values`, in any case: the specification's enums (a sampler, a protocol) are read case-insensitively.
-export const anyCaseOf = <A extends string>(values: ReadonlyArray<A>) =>
-  new t.Type<A, string, unknown>(
-    values.join('|'),
-    (u): u is A => values.includes(u as A),
-    (u, c) => {
-      const found = values.find((value) => typeof u === 'string' && value === u.toLowerCase())
-      return found === undefined ? t.failure(u, c, `must be one of ${values.join(', ')}`) : t.success(found)
-    },
-    String,
-  )
-
 // A probability: from 0 to 1.
 export const ratio = new t.Type<number, string, unknown>(
   'Ratio',

@@ -1,6 +1,6 @@
 import { TRACES_SAMPLERS, type TracingConfig } from './app-config.js'
-import { integer } from './codecs.js'
-import { anyCaseOf, flag, named, ratio, resourceAttributes } from './tracing-codecs.js'
+import { integer, oneOf } from './codecs.js'
+import { flag, named, ratio, resourceAttributes } from './tracing-codecs.js'
 import { httpUrl } from './url-codecs.js'
 import { optional, variable, type Get } from './variable.js'
 
@@ -33,14 +33,14 @@ export const OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = optional({
 
 export const OTEL_EXPORTER_OTLP_PROTOCOL = variable({
   name: 'OTEL_EXPORTER_OTLP_PROTOCOL',
-  codec: anyCaseOf(['http/protobuf', 'http/json'] as const),
+  codec: oneOf(['http/protobuf', 'http/json'] as const, { anyCase: true }),
   default: { value: 'http/protobuf' },
   meaning: 'How spans are sent: `http/protobuf` or `http/json` (OTLP over HTTP; gRPC is not offered)',
 })
 
 export const OTEL_EXPORTER_OTLP_TRACES_PROTOCOL = optional({
   name: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
-  codec: anyCaseOf(['http/protobuf', 'http/json'] as const),
+  codec: oneOf(['http/protobuf', 'http/json'] as const, { anyCase: true }),
   unset: '`OTEL_EXPORTER_OTLP_PROTOCOL`',
   meaning: 'How spans are sent, in place of `OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf` or `http/json`',
 })
@@ -101,7 +101,7 @@ export const OTEL_SERVICE_NAME = variable({
 
 export const OTEL_TRACES_SAMPLER = variable({
   name: 'OTEL_TRACES_SAMPLER',
-  codec: anyCaseOf(TRACES_SAMPLERS),
+  codec: oneOf(TRACES_SAMPLERS, { anyCase: true }),
   default: { value: 'parentbased_always_on' },
   meaning:
     'Which requests are traced: `always_on`, `always_off`, `traceidratio` (a share of them, by trace id), or ' +
