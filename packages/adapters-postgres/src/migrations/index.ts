@@ -8,6 +8,7 @@ import { createPetOnce } from './2026-11-23-0006-create-pet-once.js'
 import { createPetsOnce } from './2026-11-26-0007-create-pets-once.js'
 import { createInsertIntents } from './2026-11-26-0008-insert-intents.js'
 import { replaysBesideBusyKeys } from './2026-11-26-0009-replays-beside-busy-keys.js'
+import { petIdsWithinJson } from './2026-11-27-0010-pet-ids-within-json.js'
 
 /**
  * Every migration, by name, in the order they run (kysely sorts the names). Forward only: a change
@@ -23,4 +24,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-26-0007-create-pets-once': createPetsOnce,
   '2026-11-26-0008-insert-intents': createInsertIntents,
   '2026-11-26-0009-replays-beside-busy-keys': replaysBesideBusyKeys,
+  '2026-11-27-0010-pet-ids-within-json': petIdsWithinJson,
 }
