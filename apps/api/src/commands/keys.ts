@@ -138,8 +138,9 @@ export const keysCommand = (config: AppConfig, args: ReadonlyArray<string>, outp
           )
         // Revoking twice is no failure of an operator's script: the key is refused either way.
         const known = (await unwrap(store.list())).find((record) => record.id === asked.id)
-        if (known === undefined || known.revokedAt === null)
-          throw new UsageError(`no key with id ${asked.id} is active`)
+        if (known === undefined)
+          throw new UsageError(`no key has id ${asked.id} ("animal-store keys list" shows the keys)`)
+        if (known.revokedAt === null) throw new UsageError(`key ${asked.id} is active but was not revoked`)
         return print(`Key ${known.id} (${known.name}) was already revoked; it is refused.`)
       }
     }
