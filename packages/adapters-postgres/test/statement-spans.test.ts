@@ -2,11 +2,15 @@ import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api'
 import type { ApiKeyName, PageCursor, PetData } from '@pets/domain'
 import { aCreation, run, runLeft } from '@pets/domain/testing'
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node'
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
   createPostgresApiKeyStore,
   createPostgresIdempotentPetCreations,
   createPostgresPetRepository,
+  fromKysely,
+  type Database,
 } from '../src/index.js'
 import { storeCall } from '../src/runner/unavailable.js'
 import { querySummary } from '../src/runner/query-summary.js'
@@ -33,7 +37,7 @@ const spans = () => exported.getFinishedSpans()
 const request = () => spans().find((s) => s.name === 'GET /v1/pets')!
 
 describe('a span per database statement, a child of the request that ran it', () => {
-  const { open } = useFreshDatabases()
+  const { open, track } = useFreshDatabases()
 
   it('names a listing by its summary, with the stable conventions and no parameter value', async () => {
     const fresh = await open()
@@ -139,6 +143,26 @@ describe('a span per database statement, a child of the request that ran it', ()
     const statements = spans().filter((s) => s.name === 'SELECT pets' || s.name === 'INSERT pets')
     expect(statements.map((s) => s.name).sort()).toEqual(['INSERT pets', 'SELECT pets'])
     for (const s of statements) expect(s.parentSpanContext?.spanId).toBe(request.spanContext().spanId)
+  })
+
+  it("names where a caller's own kysely runs when told, which kysely itself does not say", async () => {
+    const fresh = await open()
+    // A plain pg pool, as an embedder's: the adapters' own pool would give kysely's statements spans itself.
+    const pool = new pg.Pool({ connectionString: fresh.url, max: 2 })
+    track({ close: () => pool.end() })
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    const where = { database: fresh.name, host: 'db.internal', port: 6432 }
+    const told = createPostgresPetRepository(fromKysely(db, { target: where }))
+    await inRequest(() => run(told.list(everything)))
+    await Promise.all([1, 2].map(() => inRequest(() => run(told.add(REX)))))
+    const statements = spans().filter((s) => s.name !== 'GET /v1/pets')
+    expect(statements.map((s) => s.name).sort()).toEqual(['INSERT pets', 'INSERT pets', 'SELECT pets'])
+    const attributes = { 'db.namespace': fresh.name, 'server.address': 'db.internal', 'server.port': 6432 }
+    for (const statement of statements) expect(statement.attributes).toMatchObject(attributes)
+    exported.reset()
+    await inRequest(() => run(createPostgresPetRepository(fromKysely(db)).list(everything)))
+    const untold = spans().find((s) => s.name === 'SELECT pets')!
+    expect(Object.keys(untold.attributes).filter((name) => name in attributes)).toEqual([])
   })
 
   it("gives kysely's statements (a stored key's lookup) a span and their pool wait, read when the port is called", async () => {

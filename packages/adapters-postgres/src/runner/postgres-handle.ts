@@ -45,6 +45,11 @@ export type FromKyselyOptions = {
   readonly lockTimeoutMs?: number
   /** The server's statement timeout; 750 ms (createPostgresDatabase's default) unless given. */
   readonly statementTimeoutMs?: number
+  /**
+   * Where the statements run, which kysely does not tell: their spans' `db.namespace`, `server.address`
+   * and `server.port` (left out unless given).
+   */
+  readonly target?: { readonly database?: string; readonly host?: string; readonly port?: number }
 }
 
 // A value as PostgreSQL's text output gives it, for the statements' column types (text, int8, boolean).
@@ -63,11 +68,12 @@ export const fromKysely = <DB extends Database>(
   options: FromKyselyOptions = {},
 ): PostgresHandle => {
   const db = withOurTables(yours)
+  const target = options.target ?? {}
   const runPrepared: RunPrepared = (statement, values, done) => {
-    const span = startStatementSpan(statement, {})
+    const span = startStatementSpan(statement, target)
     const end: typeof done = (error, rows) => {
       endStatementSpan(span, error)
-      done(error, rows)
+      done(error, rows, target)
     }
     void db.executeQuery(CompiledQuery.raw(statement.text, [...values])).then(
       ({ rows }) => {
