@@ -1,15 +1,10 @@
-import { defineConfig } from 'vitest/config'
+import { defineConfig, mergeConfig } from 'vitest/config'
+import { sharedTestConfig } from '../../vitest.shared.js'
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    // Every file of a worker shares the modules it loaded (koa, pg, io-ts, the sources): loaded once, not
-    // once per file. No test here uses `vi.mock`, which needs a file's own modules (apps/api isolates its one).
-    isolate: false,
-    // CI runs every package's tests at once on two cores: a test may wait its turn for seconds.
-    testTimeout: 30_000,
+export default mergeConfig(
+  sharedTestConfig,
+  defineConfig({
     // vitest runs files one at a time on 2 cores by default: 2 at once, as apps/api does with 3.
-    maxWorkers: 2,
-    hookTimeout: 30_000,
-  },
-})
+    test: { maxWorkers: 2 },
+  }),
+)
