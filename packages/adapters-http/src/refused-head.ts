@@ -1,5 +1,7 @@
 /** The head of a request whose method node's parser does not know, read as node would have read it. */
 export type RefusedHead = {
+  /** The method as sent: a token of RFC 9110 that node's parser does not know (`FOO`). */
+  readonly method: string
   readonly target: string
   readonly httpVersionMinor: 0 | 1
   readonly headers: Record<string, string>
@@ -102,5 +104,5 @@ export const readRefusedHead = (raw: Buffer, maxBytes = MAX_HEAD_BYTES): Refused
     if (before === undefined) headers[key] = value
     else if (!FIRST_ONLY.has(key)) headers[key] = `${before}${key === 'cookie' ? '; ' : ', '}${value}`
   }
-  return { target, httpVersionMinor: version === 'HTTP/1.1' ? 1 : 0, headers, rawHeaders }
+  return { method, target, httpVersionMinor: version === 'HTTP/1.1' ? 1 : 0, headers, rawHeaders }
 }

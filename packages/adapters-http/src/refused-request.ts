@@ -11,6 +11,13 @@ const refusals = new WeakMap<IncomingMessage, string>()
 /** Why node's parser refused the request that stands for a refused one; undefined for any other. */
 export const refusalOf = (req: IncomingMessage): string | undefined => refusals.get(req)
 
+// The method as sent of a request that stands for one whose method node does not know (its `method` is
+// `_OTHER`, for the log line and the metrics): the span's `http.request.method_original`.
+const sentMethods = new WeakMap<IncomingMessage, string>()
+
+/** The method as sent, where the request stands for one whose method node does not know; else undefined. */
+export const sentMethodOf = (req: IncomingMessage): string | undefined => sentMethods.get(req)
+
 const KNOWN_METHODS: ReadonlySet<string> = new Set(METHODS)
 const TIMEOUTS: ReadonlySet<string> = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ERR_HTTP_HEADERS_TIMEOUT'])
 const MAX_TARGET = 4096
@@ -42,7 +49,10 @@ const standIn = (socket: Socket, method: string, url: string, head?: RefusedHead
   const req = new IncomingMessage(socket)
   const minor = head?.httpVersionMinor ?? 1
   Object.assign(req, { method, url, httpVersion: `1.${minor}`, httpVersionMajor: 1, httpVersionMinor: minor })
-  if (head !== undefined) Object.assign(req, { headers: head.headers, rawHeaders: head.rawHeaders })
+  if (head !== undefined) {
+    Object.assign(req, { headers: head.headers, rawHeaders: head.rawHeaders })
+    sentMethods.set(req, head.method)
+  }
   req.complete = true
   req.push(null)
   return req

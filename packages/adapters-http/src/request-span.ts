@@ -12,6 +12,7 @@ import {
 } from '@opentelemetry/api'
 import type { IncomingMessage } from 'node:http'
 import type { HttpContext } from './request-state.js'
+import { sentMethodOf } from './refused-request.js'
 import { shortened, targetOf } from './request-target.js'
 
 /** The ids of a sampled request's span: in each of its log lines, so a log search finds its trace and back. */
@@ -118,7 +119,8 @@ export const endRequestSpan = (
   const route = ctx.state.route
   const scheme = (req.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http'
   const target = targetOf(req.url ?? '')
-  if (method === '_OTHER') span.setAttribute('http.request.method_original', shortened(req.method ?? ''))
+  if (method === '_OTHER')
+    span.setAttribute('http.request.method_original', shortened(sentMethodOf(req) ?? req.method ?? ''))
   if (route !== undefined) {
     span.updateName(`${method === '_OTHER' ? 'HTTP' : method} ${route}`)
     span.setAttribute('http.route', route)

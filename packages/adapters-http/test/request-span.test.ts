@@ -16,6 +16,7 @@ import { createPetsRouter, type HttpAppOptions } from '../src/index.js'
 import { endRequestSpan } from '../src/request-span.js'
 import type { HttpContext } from '../src/request-state.js'
 import { KEY, appOptions, raw, recordingLogger, serve } from './serve.js'
+import { serveApp } from './support/memory-app.js'
 
 const AUTH = { Authorization: `Bearer ${KEY}` }
 const PARENT_TRACE = '0af7651916cd43dd8448eb211c80319c'
@@ -138,6 +139,24 @@ describe('the server span of a request', () => {
     expect(other?.attributes).toMatchObject({
       'http.request.method': '_OTHER',
       'http.request.method_original': 'PROPFIND',
+      'http.response.status_code': 405,
+    })
+  })
+
+  it('says the method node does not know, as sent, in http.request.method_original (FOO, not _OTHER)', async () => {
+    // Served through answerEveryRequest, as apps/api serves: node's parser refuses the method, the app answers.
+    const app = await serveApp(appOptions())
+    open.push(app)
+    const answer = await raw(
+      app.port,
+      `FOO /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+    )
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /)
+    const [span] = spans()
+    expect(span?.name).toBe('HTTP')
+    expect(span?.attributes).toMatchObject({
+      'http.request.method': '_OTHER',
+      'http.request.method_original': 'FOO',
       'http.response.status_code': 405,
     })
   })
