@@ -132,12 +132,12 @@ describe('traces of the built service, exported to a real OTLP/HTTP receiver', (
     ])
   })
 
-  it('samples as OTEL_TRACES_SAMPLER says: a root at ratio 0 is not traced (no ids logged), a sampled parent is', async () => {
+  it('samples as OTEL_TRACES_SAMPLER says, in any case: a root at ratio 0 is not traced (no ids logged), a sampled parent is', async () => {
     const otlp = await receiver()
     const svc = await service({
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER: 'ParentBased_TraceIdRatio',
       OTEL_TRACES_SAMPLER_ARG: '0',
     })
     await fetch(`${svc.url}/v1/pets`, { headers: { ...AUTH, 'X-Request-Id': 'root' } })
@@ -149,6 +149,9 @@ describe('traces of the built service, exported to a real OTLP/HTTP receiver', (
     const lines = linesOf(svc).filter((l) => l.msg === 'request')
     expect(lines.find((l) => l.requestId === 'root')?.traceId).toBeUndefined()
     expect(lines.find((l) => l.requestId === 'child')?.traceId).toBe(PARENT_TRACE)
+    // The SDK, which reads the variable too and knows lower case only, said at start that the value was
+    // invalid and defaulted to parentbased_always_on: not so.
+    expect(linesOf(svc).filter((l) => l.level === 40 && l.msg.startsWith('tracing:'))).toEqual([])
   })
 })
 

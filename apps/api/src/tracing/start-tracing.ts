@@ -39,6 +39,21 @@ const samplerOf = ({ sampler, samplerArg = 1 }: TracingConfig): Sampler => {
   return sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root
 }
 
+// The provider reads OTEL_TRACES_SAMPLER itself when it is made, though it is given the sampler, and knows
+// its values in lower case only: a value the service read in another case (ParentBased_TraceIdRatio) had it
+// say at warn, at start, that the value was invalid and parentbased_always_on taken, which was not so. While
+// the provider is made, the variable holds the value the service read, as the SDK writes it.
+const readingSamplerAs = <A>(sampler: string, make: () => A): A => {
+  const given = process.env.OTEL_TRACES_SAMPLER
+  if (given === undefined) return make()
+  process.env.OTEL_TRACES_SAMPLER = sampler
+  try {
+    return make()
+  } finally {
+    process.env.OTEL_TRACES_SAMPLER = given
+  }
+}
+
 /**
  * Registers the SDK for this process (loaded only when OTEL_* asks for tracing): the spans of the
  * @opentelemetry/api calls of every package go to one OTLP/HTTP exporter through a BatchSpanProcessor,
@@ -63,11 +78,10 @@ export const startTracing = (config: TracingConfig, logger: Logger): Tracing => 
     }),
   )
   const { processor, counts } = countSpans((counted) => new BatchSpanProcessor(counted), exporter)
-  const provider = new NodeTracerProvider({
-    resource,
-    sampler: samplerOf(config),
-    spanProcessors: [processor],
-  })
+  const provider = readingSamplerAs(
+    config.sampler,
+    () => new NodeTracerProvider({ resource, sampler: samplerOf(config), spanProcessors: [processor] }),
+  )
   // traceparent alone is read and written (no baggage). The context is kept for the synchronous part of
   // context.with only (the SDK's StackContextManager), not by AsyncLocalStorage, whose hooks cost every async
   // resource of every request on Node 20 once one is traced (list 20 in memory at a 10 % sampler: 82 against
