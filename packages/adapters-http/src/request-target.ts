@@ -9,8 +9,10 @@ export const shortened = (text: string): string =>
 
 /**
  * The path and query of a request target (RFC 9112, 3.2): an absolute-form one (`http://user:pw@host/p?q`,
- * which node takes as it came) without its scheme and authority, credentials included; a fragment, which no
- * target should carry but node lets through, left out. The usual origin-form costs one comparison.
+ * which node takes as it came) without its scheme and authority, credentials included; the authority-form
+ * one of a CONNECT (`host:443`) as its host and port, without the credentials node lets through
+ * (`user:pw@host:443`); a fragment, which no target should carry but node lets through, left out. The usual
+ * origin-form costs one comparison.
  */
 export const targetOf = (url: string): { readonly path: string; readonly query: string | undefined } => {
   let start = 0
@@ -19,7 +21,7 @@ export const targetOf = (url: string): { readonly path: string; readonly query: 
     if (scheme !== -1) {
       const slash = url.slice(scheme + 3).search(/[/?#]/)
       start = slash === -1 ? url.length : scheme + 3 + slash
-    }
+    } else start = url.lastIndexOf('@') + 1
   }
   const fragment = url.indexOf('#', start)
   const end = fragment === -1 ? url.length : fragment

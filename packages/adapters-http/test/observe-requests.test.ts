@@ -5,6 +5,7 @@ import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ObservedRequest } from '../src/index.js'
 import { appOptions, KEY, raw, recordingLogger, serve } from './serve.js'
+import { serveApp } from './support/memory-app.js'
 
 const AUTH = { Authorization: `Bearer ${KEY}` }
 
@@ -86,6 +87,20 @@ describe('the request log and the request observer', () => {
     )
     await raw(port, 'GET /nowhere#part HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
     expect(logger.lines.map((l) => l.fields['path'])).toEqual(['/wp-login.php', '/nowhere'])
+    expect(JSON.stringify(logger.lines)).not.toContain('s3cret')
+  })
+
+  it("logs a CONNECT's authority-form target as its host and port: never credentials that node let through", async () => {
+    const logger = recordingLogger()
+    // Served through answerEveryRequest, as apps/api serves: a CONNECT reaches the app (401, 404 or 405).
+    const app = await serveApp(appOptions({ logger }))
+    open.push(app)
+    await raw(app.port, 'CONNECT user:s3cret@example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')
+    await raw(app.port, 'CONNECT [::1]:443 HTTP/1.1\r\nHost: [::1]:443\r\n\r\n')
+    expect(logger.lines.map((l) => [l.fields['method'], l.fields['path']])).toEqual([
+      ['CONNECT', 'example.com:443'],
+      ['CONNECT', '[::1]:443'],
+    ])
     expect(JSON.stringify(logger.lines)).not.toContain('s3cret')
   })
 

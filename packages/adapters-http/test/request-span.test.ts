@@ -143,6 +143,19 @@ describe('the server span of a request', () => {
     })
   })
 
+  it("says a CONNECT's authority-form target as its host and port in url.path: never credentials", async () => {
+    const app = await serveApp(appOptions())
+    open.push(app)
+    const answer = await raw(
+      app.port,
+      'CONNECT user:s3cret@example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+    )
+    expect(answer).toMatch(/^HTTP\/1\.1 404 /)
+    const [span] = spans()
+    expect(span?.attributes['url.path']).toBe('example.com:443')
+    expect(JSON.stringify(span?.attributes)).not.toContain('s3cret')
+  })
+
   it('says the method node does not know, as sent, in http.request.method_original (FOO, not _OTHER)', async () => {
     // Served through answerEveryRequest, as apps/api serves: node's parser refuses the method, the app answers.
     const app = await serveApp(appOptions())
