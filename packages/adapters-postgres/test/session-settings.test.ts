@@ -96,7 +96,9 @@ describe('statements sent directly to PostgreSQL', () => {
     const added = await run(pets.add(aPetData()))
     for (let i = 0; i < 3; i++) expect(await run(pets.list({ after: 0 as never, limit: 5 }))).toEqual([added])
     const { rows } = await sql<{ name: string; statement: string }>`
-      SELECT name, statement FROM pg_prepared_statements WHERE statement ILIKE ${'%FROM pets %'}`.execute(db)
+      SELECT name, statement FROM pg_prepared_statements WHERE statement ILIKE ${'%FROM list_pets(%'}`.execute(
+      db,
+    )
     expect(rows.map((r) => r.name)).toEqual([expect.stringMatching(/^pets_\d+$/)])
   })
 })

@@ -9,6 +9,7 @@ import { createPetsOnce } from './2026-11-26-0007-create-pets-once.js'
 import { createInsertIntents } from './2026-11-26-0008-insert-intents.js'
 import { replaysBesideBusyKeys } from './2026-11-26-0009-replays-beside-busy-keys.js'
 import { petIdsWithinJson } from './2026-11-27-0010-pet-ids-within-json.js'
+import { listPets } from './2026-11-27-0011-list-pets.js'
 
 /**
  * Every migration, by name, in the order they run (kysely sorts the names). Forward only: a change
@@ -25,4 +26,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-26-0008-insert-intents': createInsertIntents,
   '2026-11-26-0009-replays-beside-busy-keys': replaysBesideBusyKeys,
   '2026-11-27-0010-pet-ids-within-json': petIdsWithinJson,
+  '2026-11-27-0011-list-pets': listPets,
 }

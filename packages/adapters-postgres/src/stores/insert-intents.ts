@@ -1,4 +1,4 @@
-import { MAX_PAGE_LIMIT, type Pet } from '@pets/domain'
+import type { Pet } from '@pets/domain'
 import type { RunPrepared, Statement } from '../runner/index.js'
 import { toPet } from './to-pet-id.js'
 
@@ -58,34 +58,17 @@ const SWEEP_INTENTS: Statement<unknown> = {
 type Cut = { readonly cut: 'running' | 'expired' }
 type ListRow = Pet | Cut
 
-const MAX_ID = '9223372036854775807'
-
-// The rows a page of the HTTP API needs at most: its limit and one more, which tells whether a next page exists.
-export const MOST_ROWS = MAX_PAGE_LIMIT + 1
-
 /**
- * The page (`filter`, by id, `limit` rows) below the horizon, and a marker row when a pet lies above it.
- * With `cap`, the page is read inside a constant LIMIT of `cap` rows (for a `limit` of at most that), so that
- * PostgreSQL keeps one plan for the prepared statement: a LIMIT given only as a parameter is costed at a tenth
- * of the rows the range leaves (5,000 of a million pets), the shared plan looked dearer than each value's own,
- * and every listing was planned anew (0.2 ms a request at a million pets; bench/RESULTS.md, "Growth").
- * `filter` must be one whose best plan is the same for every value of its parameters (a status is written
- * in, not a parameter).
+ * A page of pets (status `$1` or all when null, ids above `$2`, `$3` rows at most) below the horizon, and a
+ * marker row when a matching pet lies above it: `list_pets` of migration 0011, whose queries PL/pgSQL plans
+ * once a connection, directly and behind a pooler alike (ARCHITECTURE.md, "A listing keeps one plan").
  */
-export const listingStatement = (filter: string, limit: string, cap?: number): Statement<ListRow> => ({
+const LIST_PETS: Statement<ListRow> = {
   summary: 'SELECT pets',
-  text: `WITH horizon AS MATERIALIZED (
-      SELECT min(lowest_id) AS below, bool_or(expires_at < clock_timestamp()) AS expired
-      FROM pet_insert_intents WHERE intent IS NOT NULL)
-    (SELECT * FROM (SELECT id, name, category_id, status FROM pets
-      WHERE ${filter} AND id < coalesce((SELECT below FROM horizon), ${MAX_ID})
-      ORDER BY id LIMIT ${cap ?? limit}) page LIMIT ${limit})
-    UNION ALL
-    SELECT h.below, NULL, NULL, CASE WHEN h.expired THEN 'expired' ELSE 'running' END
-      FROM horizon h WHERE EXISTS (SELECT 1 FROM pets WHERE ${filter} AND id >= h.below)`,
-  columns: ['id', 'name', 'category_id', 'status'],
+  text: 'SELECT o_id, o_name, o_category_id, o_status FROM list_pets($1, $2, $3)',
+  columns: ['o_id', 'o_name', 'o_category_id', 'o_status'],
   decode: (fields) => (fields[1] === null ? { cut: fields[3] as Cut['cut'] } : toPet(fields)),
-})
+}
 
 const waitedTooLong = (ms: number) =>
   Object.assign(new Error(`pets being inserted did not commit within ${ms} ms: the listing gave up`), {
@@ -93,21 +76,21 @@ const waitedTooLong = (ms: number) =>
   })
 
 /**
- * Runs a listing; when inserts under way cut its page short, sweeps expired intents if any, waits, and reads
- * again, so a pet whose creation was answered is in the next listing. Past `lifetimeMs` and a margin: 55P03.
+ * Lists a page (status or null for all, after, limit); when inserts under way cut it short, sweeps expired
+ * intents if any, waits, and reads again, so a pet whose creation was answered is in the next listing. Past
+ * `lifetimeMs` and a margin: 55P03.
  */
 export const listBelowHorizon = (
   run: RunPrepared,
-  statement: Statement<ListRow>,
-  values: ReadonlyArray<string | null>,
-  limit: number,
+  values: readonly [status: string | null, after: string, limit: string],
   lifetimeMs: number,
   done: (error: Error | undefined, pets: Array<Pet>) => void,
 ): void => {
+  const limit = Number(values[2])
   const giveUpAt = performance.now() + lifetimeMs + 250
   let delayMs = 1
   const attempt = () =>
-    run(statement, values, (error, rows) => {
+    run(LIST_PETS, values, (error, rows) => {
       if (error !== undefined) return done(error, [])
       const at = rows.findIndex((row) => 'cut' in row)
       if (at === -1) return done(undefined, rows as Array<Pet>)

@@ -1,4 +1,4 @@
-import { PET_STATUSES, type Pet, type PetRepository } from '@pets/domain'
+import type { Pet, PetRepository } from '@pets/domain'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -13,13 +13,7 @@ import {
   type TryStoreOptions,
 } from '../runner/index.js'
 import { PET_INSERT_LOCK } from './advisory-locks.js'
-import {
-  CLAIM_AND_RENEW,
-  listBelowHorizon,
-  listingStatement,
-  MOST_ROWS,
-  RELEASE_INTENT,
-} from './insert-intents.js'
+import { CLAIM_AND_RENEW, listBelowHorizon, RELEASE_INTENT } from './insert-intents.js'
 import { batchPetInserts, batchPetInsertsAlone } from './pet-inserts.js'
 import { toPet } from './to-pet-id.js'
 
@@ -70,19 +64,6 @@ export const createPostgresPetRepository = (
     )
   const pets = db.selectFrom('pets').select(columns)
   const find = petStatement(textOf(pets.where('id', '=', '0')))
-  // Each listing twice: capped at MOST_ROWS (every page of the HTTP API: one plan kept), and open (a caller of
-  // the port may ask for more rows). One statement per status (the domain's three values, written in: no
-  // request text), so that each one's plan is chosen for its own status: pets_status_id_idx for a rare one.
-  // With the status a parameter, the plan kept for all was the primary key's, filtered, and a status few pets
-  // have read a million rows (140 ms) to fill its page (test/listing-plans.test.ts).
-  const listingOf = (filter: string) => ({
-    capped: listingStatement(filter, '$2', MOST_ROWS),
-    open: listingStatement(filter, '$2'),
-  })
-  const listAll = listingOf('id > $1')
-  const listByStatus = new Map(
-    PET_STATUSES.map((status) => [status, listingOf(`status = '${status}' AND id > $1`)]),
-  )
   const lifetimeMs = intentLifetimeOf(runner)
   const pair = runner.runPreparedAfter
   const inserts = db.isTransaction
@@ -94,10 +75,10 @@ export const createPostgresPetRepository = (
         lockTimeout,
         lifetimeMs,
       )
-  const listed = (statement: typeof listAll.open, values: ReadonlyArray<string>, limit: number) =>
+  const list: PetRepository['list'] = ({ after, limit, status }) =>
     storeCall<Array<Pet>>(
       (ok, fail) =>
-        listBelowHorizon(run, statement, values, limit, lifetimeMs, (error, found) =>
+        listBelowHorizon(run, [status ?? null, String(after), String(limit)], lifetimeMs, (error, found) =>
           error === undefined ? ok(found) : fail(error),
         ),
       onList,
@@ -109,10 +90,6 @@ export const createPostgresPetRepository = (
         rowsOf(find, [String(id)], onFind),
         TE.map((rows) => O.fromNullable(rows[0])),
       ),
-    list: ({ after, limit, status }) => {
-      const statements = status === undefined ? listAll : listByStatus.get(status)!
-      const statement = limit <= MOST_ROWS ? statements.capped : statements.open
-      return listed(statement, [String(after), String(limit)], limit)
-    },
+    list,
   }
 }
