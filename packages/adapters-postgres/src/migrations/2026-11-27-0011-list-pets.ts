@@ -30,7 +30,7 @@ ${STATUSES.map((status) => `        ELSIF p_status = '${status}' THEN${page(`p.s
  * `list_pets(status, after, limit)`: the listing as a function, whose queries PL/pgSQL prepares once a
  * session and keeps a generic plan of. Behind a pooler (PgBouncer 1.18 prepares nothing: values are written
  * into each statement) a listing was planned at every call, 0.2 ms of the server's CPU at a million pets
- * against 0.03 ms to run it; so called, it is planned once a connection, directly and through a pooler
+ * besides 0.07 ms to run it; so called, it is planned once a connection, directly and through a pooler
  * alike. A page of at most 101 rows is read inside that constant LIMIT (one plan for every page size); a
  * larger one, which only a caller of the port can ask for, inside its own. An unknown status matches
  * nothing. Frozen: never edit.
