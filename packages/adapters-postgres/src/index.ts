@@ -27,6 +27,7 @@ export {
   type IdempotencyRecordsTable,
   type KeepAliveOptions,
   type ListenOptions,
+  type OnServed,
   type OnUnavailable,
   type PetRow,
   type PetsTable,

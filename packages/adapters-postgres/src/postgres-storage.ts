@@ -10,7 +10,7 @@ import {
   type PostgresDatabaseOptions,
 } from './runner/index.js'
 import { migrateToLatest } from './migrate-to-latest.js'
-import { logUnavailable, type StorageLog } from './storage-log.js'
+import { outageLines, type StorageLog } from './storage-log.js'
 import { createPostgresApiKeyStore, type PostgresApiKeyStore } from './stores/postgres-api-key-store.js'
 import { createPostgresApiKeyUsageLog } from './stores/postgres-api-key-usage-log.js'
 import { createPostgresIdempotentPetCreations } from './stores/postgres-idempotent-pet-creations.js'
@@ -43,7 +43,7 @@ export type PostgresStorageOptions = Pick<
   readonly readyTimeoutMs?: number
   /** Whose clock dates the Idempotency-Key records: `database` unless given (createPostgresIdempotentPetCreations). */
   readonly idempotencyClock?: 'database' | 'request'
-  /** Where the storage's lines go: every 503 with its operation, broken connections, LISTEN, migrations. Silent unless given. */
+  /** Where the storage's lines go: outages (calls it cannot serve), broken connections, LISTEN, migrations. Silent unless given. */
   readonly log?: StorageLog
   /** Keys its authenticator trusts beside the stored ones, such as those of API_KEYS. */
   readonly trustedKeys?: ReadonlyArray<TrustedApiKey>
@@ -63,8 +63,8 @@ export type PostgresStorage = Storage & {
 
 /**
  * The whole storage on PostgreSQL: one pool on `url` for every port; the LISTEN connection and migrations on
- * `directUrl` (else `url`). Each call answered StoreUnavailable is logged once at `warn`: a request's as the 503 it
- * answered, background work's as tried again later.
+ * `directUrl` (else `url`). Calls answered StoreUnavailable are logged as an outage, a few lines each
+ * (storage-log.ts: `outageLines`), never one a call.
  */
 export const createPostgresStorage = (options: PostgresStorageOptions): PostgresStorage => {
   const log: StorageLog = options.log ?? (() => {})
@@ -92,9 +92,10 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
     onError: (error) => log('warn', 'a PostgreSQL connection broke; the pool replaces it', { err: error }),
   })
   const { db } = database
-  const onUnavailable = logUnavailable(log)
+  // One outage is a few lines, not one a call; each request's line carries its own call's failure.
+  const { onUnavailable, onServed } = outageLines(log)
   // The adapters repeat the pool's lock timeout inside their writes by themselves.
-  const adapterOptions = { onUnavailable }
+  const adapterOptions = { onUnavailable, onServed }
   const apiKeys = createPostgresApiKeyStore(db, {
     listen: {
       connectionString: sessionUrl,
@@ -113,6 +114,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
             err: error,
           }),
     onUnavailable,
+    onServed,
   })
   let started = false
   return {

@@ -1,10 +1,12 @@
-import type { ApiKeyId, ApiKeyName, PetId } from '@pets/domain'
+import type { ApiKeyId, ApiKeyName, PageCursor, PetId } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { describeStorageContract, run } from '@pets/domain/testing'
 import * as O from 'fp-ts/lib/Option.js'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { createPostgresStorage, type PostgresStorageOptions } from '../src/index.js'
 import { openFreshDatabase, startTestPgBouncer, type TestPgBouncer } from '../src/testing/index.js'
+import { startSilentProxy } from './support/silent-proxy.js'
+import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 // The storage module whole, as the service opens it: directly on PostgreSQL, and with its requests
 // through PgBouncer in transaction mode (migrations and LISTEN on the direct URL).
@@ -73,46 +75,63 @@ describe("the PostgreSQL storage's authenticator", () => {
 })
 
 describe("the PostgreSQL storage's lines for calls it cannot serve", () => {
-  it("leave a request's call to whoever answers it, with its details, and say tried again later for background work", async () => {
-    const lines: Array<{ message: string; operation: unknown }> = []
-    // A port where nothing listens: every call is unavailable at once.
+  const { open, track } = useFreshDatabases()
+  const everything = { limit: 100, after: 0 as PageCursor }
+
+  it('are one warn line for an outage however many calls fail, and one info line once a call is served a second after the last failure; each call keeps its details for its request line', async () => {
+    const fresh = await open()
+    const target = new URL(fresh.url)
+    const proxy = await startSilentProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    track(proxy)
+    const lines: Array<{ level: string; message: string; fields: Readonly<Record<string, unknown>> }> = []
     const storage = createPostgresStorage({
-      url: 'postgres://postgres@127.0.0.1:1/test',
-      connectionTimeoutMs: 1_000,
-      log: (_level, message, fields) => void lines.push({ message, operation: fields?.['operation'] }),
+      url: proxy.through(fresh.url),
+      connectionTimeoutMs: 300,
+      statementTimeoutMs: 300,
+      log: (level, message, fields = {}) => void lines.push({ level, message, fields }),
     })
-    try {
-      const calls = [
-        storage.pets.findById(1 as PetId),
-        storage.usageLog.add([
-          { keyId: 'k' as ApiKeyId, operation: 'listPets', calls: 1, lastCalledAt: new Date() },
-        ]),
-        storage.creations.removeExpired(new Date()),
-      ]
-      const answers = []
-      for (const call of calls) answers.push(await call())
-      for (const answer of answers) expect(E.isLeft(answer)).toBe(true)
-      // What the line of the request's 503 carries (adapters-http's serveRequests writes it).
-      expect(answers[0]).toEqual(
-        E.left(
-          expect.objectContaining({
-            _tag: 'StoreUnavailable',
-            details: { operation: 'pets.findById', sqlstate: null, retried: false },
-          }),
-        ),
-      )
-      expect(lines.filter((line) => line.operation !== undefined)).toEqual([
-        {
-          operation: 'usageLog.add',
-          message: 'PostgreSQL cannot serve this call now: background work, tried again later',
-        },
-        {
-          operation: 'creations.removeExpired',
-          message: 'PostgreSQL cannot serve this call now: background work, tried again later',
-        },
-      ])
-    } finally {
-      await storage.close()
-    }
+    track(storage)
+    await run(storage.pets.list(everything))
+    proxy.silence()
+    // Requests' calls and background work, 40 at once: each its own StoreUnavailable, one line in all.
+    const calls = Array.from({ length: 10 }, () => [
+      storage.pets.findById(1 as PetId),
+      storage.pets.list(everything),
+      storage.usageLog.add([
+        { keyId: 'k' as ApiKeyId, operation: 'listPets', calls: 1, lastCalledAt: new Date() },
+      ]),
+      storage.creations.removeExpired(new Date()),
+    ]).flat()
+    const answers = await Promise.all(calls.map((call) => call()))
+    for (const answer of answers) expect(E.isLeft(answer)).toBe(true)
+    // What the line of the request's 503 carries (adapters-http's serveRequests writes it).
+    expect(answers[0]).toEqual(
+      E.left(
+        expect.objectContaining({
+          _tag: 'StoreUnavailable',
+          details: { operation: 'pets.findById', sqlstate: null, retried: false },
+        }),
+      ),
+    )
+    proxy.restore()
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    await run(storage.pets.list(everything))
+    const outage = lines.filter((line) => /PostgreSQL (cannot|still cannot|serves) /.test(line.message))
+    expect(outage.map((line) => [line.level, line.message])).toEqual([
+      [
+        'warn',
+        'PostgreSQL cannot serve calls: each is answered 503 unavailable (background work is tried again later) until it can',
+      ],
+      ['info', 'PostgreSQL serves calls again'],
+    ])
+    // The first call that failed, whichever it was: pg's timeout or the guard's (no SQLSTATE: nothing answered).
+    expect(outage[0]!.fields).toEqual({
+      operation: expect.stringMatching(/^(pets|usageLog|creations)\./),
+      code: null,
+      cause: expect.stringMatching(/timeout/),
+    })
+    expect(outage[1]!.fields).toMatchObject({ failed: 40 })
+    // No line of the outage carries a stack: nothing in it is a bug.
+    expect(JSON.stringify(lines)).not.toMatch(/\n\s+at /)
   })
 })

@@ -1,9 +1,11 @@
-import type { OnUnavailable, TryStoreOptions } from './unavailable.js'
+import type { OnServed, OnUnavailable, TryStoreOptions } from './unavailable.js'
 
 /** What every adapter of this package may be given besides its kysely handle. */
 export type PostgresAdapterOptions = {
   /** Told once of each call answered `StoreUnavailable` (a 503); silent unless given. */
   readonly onUnavailable?: OnUnavailable
+  /** Told of each call PostgreSQL served (so that an outage's end is seen); silent unless given. */
+  readonly onServed?: OnServed
   /**
    * `lock_timeout` set inside each write, so that it holds where a pooler dropped the session's; 500 ms
    * unless given (or the handle's `lockTimeoutMs`), 0 for no limit.
@@ -18,4 +20,5 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 500
 export const reportAs = (options: PostgresAdapterOptions, operation: string): TryStoreOptions => ({
   operation,
   ...(options.onUnavailable === undefined ? {} : { onUnavailable: options.onUnavailable }),
+  ...(options.onServed === undefined ? {} : { onServed: options.onServed }),
 })

@@ -41,6 +41,7 @@ export { classifyStoreError, isUnavailableError, sqlstateOf, type StoreErrorKind
 export {
   storeCall,
   tryStore,
+  type OnServed,
   type OnUnavailable,
   type TryStoreOptions,
   type UnavailableEvent,

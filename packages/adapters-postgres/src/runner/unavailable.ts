@@ -19,10 +19,14 @@ export type UnavailableEvent = {
 /** Told once of every call that answered StoreUnavailable. Must not throw (what it throws is dropped). */
 export type OnUnavailable = (event: UnavailableEvent) => void
 
+/** Told of every call that PostgreSQL served, before its caller has the answer: it must be cheap, and not throw. */
+export type OnServed = () => void
+
 /** Where a call is reported: its operation's name, and whom to tell. */
 export type TryStoreOptions = {
   readonly operation?: string
   readonly onUnavailable?: OnUnavailable
+  readonly onServed?: OnServed
 }
 
 // Told to onUnavailable, and carried by the StoreUnavailable for the line of whoever answers it (the 503's).
@@ -33,6 +37,14 @@ const eventOf = (options: TryStoreOptions, error: unknown, retried: boolean): Un
     ...(sqlstate === undefined ? {} : { sqlstate }),
     retried,
     error,
+  }
+}
+
+const served = (onServed: OnServed) => {
+  try {
+    onServed()
+  } catch {
+    // a reporter that fails must not cost the call its answer
   }
 }
 
@@ -75,6 +87,7 @@ export const storeCall = <A>(
       }
       const ok = (value: A) => {
         ended()
+        if (options.onServed !== undefined) served(options.onServed)
         resolve(E.right(value))
       }
       const fail = (error: unknown) => {

@@ -11,6 +11,7 @@ import {
   type KyselyOf,
   withOurTables,
   type ListenOptions,
+  type OnServed,
   type OnUnavailable,
   reportAs,
   tryStore,
@@ -29,6 +30,8 @@ export type PostgresApiKeyStoreOptions = {
   readonly lastUsedFlushMs?: number
   /** Told once of each call answered StoreUnavailable, with its operation and SQLSTATE. */
   readonly onUnavailable?: OnUnavailable
+  /** Told of each call PostgreSQL served. */
+  readonly onServed?: OnServed
 }
 
 /** The key store, and what runs in its background. */

@@ -33,12 +33,12 @@ const toEntry = (row: ApiKeyUsageTable): OperationCalls => ({
  */
 export const createPostgresApiKeyUsageLog = <DB extends Database>(
   yours: KyselyOf<DB>,
-  options: Pick<PostgresAdapterOptions, 'onUnavailable'> = {},
+  options: Pick<PostgresAdapterOptions, 'onUnavailable' | 'onServed'> = {},
 ): ApiKeyUsageLog => usageLogOn(withOurTables(yours), options)
 
 const usageLogOn = (
   db: Kysely<Database>,
-  options: Pick<PostgresAdapterOptions, 'onUnavailable'>,
+  options: Pick<PostgresAdapterOptions, 'onUnavailable' | 'onServed'>,
 ): ApiKeyUsageLog => ({
   add: (entries) => {
     // One row per key and operation (ON CONFLICT may not touch a row twice in one statement), in
