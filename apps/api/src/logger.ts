@@ -176,7 +176,6 @@ export const httpLoggerOf = (logger: Logger): HttpLogger => {
   return {
     info: (fields, message) => requestLines.info(fields, message),
     ...(request === undefined ? {} : { request }),
-    warn: (fields, message) => logger.warn(fields, message),
     error: (fields, message) => logger.error(fields, message),
     isLevelEnabled: (level) => logger.isLevelEnabled(level),
   }

@@ -35,6 +35,7 @@ export const requestLineWriter = (logger: Logger): ((request: ObservedRequest) =
       `"route":${text(r.route)},"operation":${text(r.operation)},"status":${r.status},` +
       `"durationMs":${r.durationMs},"apiKeyId":${text(r.apiKeyId)},` +
       `"clientAddress":${text(r.clientAddress)},"path":${text(r.path)},"aborted":${r.aborted},` +
-      `${r.outcome === undefined ? '' : `"outcome":${text(r.outcome)},`}"msg":"request"}\n`,
+      `${r.outcome === undefined ? '' : `"outcome":${text(r.outcome)},`}` +
+      `${r.store === undefined ? '' : `"store":${JSON.stringify(r.store)},`}"msg":"request"}\n`,
   )
 }

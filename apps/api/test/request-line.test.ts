@@ -27,6 +27,17 @@ const anyRequest: fc.Arbitrary<ObservedRequest> = fc.record({
   aborted: fc.boolean(),
   // A request the shutdown cut, or the key there and undefined (no line shows it).
   outcome: fc.option(fc.constant('cut' as const), { nil: undefined }),
+  // What the store said of a call it could not serve, or the key there and undefined (no line shows it).
+  store: fc.option(
+    fc.record({
+      operation: fc.constantFrom('pets.add', 'pets.list', 'creations.addOnce'),
+      sqlstate: nullable(fc.constantFrom('57P01', '53300', '25006')),
+      retried: fc.boolean(),
+      // A server's message may quote anything: quotes, controls, lone surrogates.
+      cause: nullable(fc.string({ unit: 'binary' })),
+    }),
+    { nil: undefined },
+  ),
 })
 
 // Both lines of one record, written to a file through the service's own destination.

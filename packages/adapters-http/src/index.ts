@@ -35,7 +35,12 @@ export { IDEMPOTENCY_KEY_HEADER } from './idempotency-key-header.js'
 export { rateLimitPolicyHeader } from './limit-rate.js'
 export { OPENAPI_PATH } from './openapi-endpoint.js'
 export { silentLogger, type HttpLogger } from './logger.js'
-export { type MetricsPage, type ObservedRequest, type Operations } from './operations-endpoints.js'
+export {
+  type MetricsPage,
+  type ObservedRequest,
+  type Operations,
+  type StoreFailure,
+} from './operations-endpoints.js'
 export {
   toErrorResponse,
   type ErrorResponse,

@@ -5,8 +5,6 @@ export interface HttpLogger {
   readonly info: (fields: object, message: string) => void
   /** When given, writes an answered request's line (at info) instead of `info(request, 'request')`. */
   readonly request?: (request: ObservedRequest) => void
-  /** A request answered 503 because its store could not serve it; `info` unless given. */
-  readonly warn?: (fields: object, message: string) => void
   readonly error: (fields: object, message: string) => void
   /** When given and false for a level, the adapter does not even build that level's lines. */
   readonly isLevelEnabled?: (level: 'info' | 'error') => boolean
@@ -15,7 +13,6 @@ export interface HttpLogger {
 /** A logger that drops everything. */
 export const silentLogger: HttpLogger = {
   info: () => {},
-  warn: () => {},
   error: () => {},
   isLevelEnabled: () => false,
 }

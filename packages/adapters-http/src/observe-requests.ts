@@ -4,6 +4,7 @@ import type { ObservedRequest } from './operations-endpoints.js'
 import type { TraceIds } from './request-span.js'
 import type { HttpContext } from './request-state.js'
 import { shortened, targetOf } from './request-target.js'
+import { storeFailureOf } from './store-failure.js'
 
 /**
  * Logs and counts one answered request, given its start (performance.now()), whether its client left (or
@@ -49,6 +50,8 @@ export const observeRequests = (
       aborted,
       // As the ids: always the key, undefined (no line shows it) but for a request a shutdown cut.
       outcome,
+      // The same: undefined but for a request its store could not serve.
+      store: storeFailureOf(ctx, aborted),
     }
     if (logged) {
       if (writeLine !== undefined) writeLine(request)

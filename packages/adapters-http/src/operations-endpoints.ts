@@ -32,7 +32,16 @@ export type ObservedRequest = {
    * and 499 too); undefined for every other request.
    */
   readonly outcome?: 'cut' | undefined
+  /**
+   * For a request its store could not serve (answered 503, or its client left first): what the store said of
+   * the call (the StoreUnavailable's `details`, such as `operation` and `sqlstate`) and its `cause`, the error's
+   * message (never its stack); undefined for every other request.
+   */
+  readonly store?: StoreFailure | undefined
 }
+
+/** What a request's line says of the store's failure to serve it. */
+export type StoreFailure = Readonly<Record<string, unknown>> & { readonly cause: string | null }
 
 /** A Prometheus exposition: the text and the media type it is written in. */
 export type MetricsPage = { readonly contentType: string; readonly body: string }
@@ -62,8 +71,8 @@ export const operationsEndpointsAt = (operations: Operations = {}): PublicEndpoi
       '/readyz',
       async (ctx) => {
         const answer = ready === undefined ? E.right(undefined) : await ready()()
-        // A probe's 503 is what it asked: its request line says so, without a warn line and a stack for
-        // each of the balancers' probes during an outage.
+        // A probe's 503 is what it asked: its request line says so, without the store's failure on it (the
+        // store's own lines tell of an outage).
         if (E.isLeft(answer)) sendErrorBody(ctx, answer.left)
         else sendJson(ctx, 200, READY)
       },

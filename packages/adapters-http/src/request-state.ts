@@ -18,7 +18,7 @@ export type RequestState = {
   operation?: string
   /** The context the request's calls into the domain run in, its server span active; only while it records. */
   traceContext?: Context
-  /** The store's failure the request was answered 503 for (sendProblem): its warn line is written after. */
+  /** The store's failure the request was answered 503 for (sendProblem): its request line says what it was. */
   unavailable?: StoreUnavailable
 }
 

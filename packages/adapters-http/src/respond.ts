@@ -20,8 +20,8 @@ export const sendErrorBody = (ctx: Context, problem: Problem): void => {
 }
 
 /**
- * Answers with the Error body of a problem; a store's failure is noted for its warn line, written after the
- * answer (store-failure-line.ts). Nothing else writes an error but sendErrorBody.
+ * Answers with the Error body of a problem; a store's failure is noted for the request's line (store-failure.ts).
+ * Nothing else writes an error but sendErrorBody.
  */
 export const sendProblem = (ctx: Context, problem: Problem): void => {
   if (problem._tag === 'StoreUnavailable') (ctx.state as RequestState).unavailable = problem

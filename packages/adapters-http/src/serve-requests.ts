@@ -19,7 +19,6 @@ import { requestIdOf } from './request-id.js'
 import { defaultTracer, endRequestSpan, startRequestSpan, traceIdsOf } from './request-span.js'
 import { pathOf, type HttpContext, type HttpMiddleware } from './request-state.js'
 import { sendProblem } from './respond.js'
-import { logStoreFailure } from './store-failure-line.js'
 
 /** What serveRequests needs: the pet operations, the endpoints outside their prefix, a logger. */
 export type ServeRequestsOptions = {
@@ -182,7 +181,6 @@ export const serveRequests = ({
       aborted = false
       ctx.status = 400
     }
-    logStoreFailure(logger, ctx, ids, aborted, cut)
     if (cut) return
     if (!aborted && bodyLeftUnread(ctx.req)) {
       ctx.set('Connection', 'close')

@@ -176,17 +176,20 @@ describe('the request log and the request observer', () => {
       return { logger, reached, options: { ...options, useCases: { ...options.useCases, listPets } } }
     }
 
-    it('is answered 503 and logged once at warn with its request id, what the store said and the cause', async () => {
+    it('is answered 503, and its request line alone says what the store said and why: no line of its own', async () => {
       const { logger, options } = failing()
       const app = await start(options)
       const res = await app.fetch('/v1/pets', { headers: { ...AUTH, 'X-Request-Id': 'req-503' } })
       expect(res.status).toBe(503)
       await res.text()
       expect(logger.lines.map((l) => [l.level, l.message, l.fields['requestId']])).toEqual([
-        ['warn', 'the store cannot serve this call now: answered 503 unavailable', 'req-503'],
         ['info', 'request', 'req-503'],
       ])
-      expect(logger.lines[0]?.fields).toMatchObject({ ...details, err: failure.cause })
+      // The message of the cause, never its stack: an outage is no bug (the store's own lines tell of it once).
+      expect(logger.lines[0]?.fields).toMatchObject({
+        status: 503,
+        store: { ...details, cause: 'connect ECONNREFUSED' },
+      })
     })
 
     it("is answered 503 through a logger whose methods need their object, as pino's do", async () => {
@@ -194,9 +197,6 @@ describe('the request log and the request observer', () => {
         readonly lines: Array<string> = []
         info(_fields: object, message: string) {
           this.lines.push(`info ${message}`)
-        }
-        warn(_fields: object, message: string) {
-          this.lines.push(`warn ${message}`)
         }
         error(_fields: object, message: string) {
           this.lines.push(`error ${message}`)
@@ -207,22 +207,19 @@ describe('the request log and the request observer', () => {
       const app = await start({ ...options, logger })
       const res = await app.fetch('/v1/pets', { headers: AUTH })
       expect(res.status).toBe(503)
-      expect(logger.lines).toEqual([
-        'warn the store cannot serve this call now: answered 503 unavailable',
-        'info request',
-      ])
+      expect(logger.lines).toEqual(['info request'])
     })
 
-    it('writes no warn line for /readyz: a probe asked, and its request line says 503', async () => {
+    it("leaves the store's failure off the line of /readyz: a probe asked, and its request line says 503", async () => {
       const { logger, options } = failing()
       const app = await start({ ...options, operations: { ready: () => async () => E.left(failure) } })
       expect((await app.fetch('/readyz')).status).toBe(503)
-      expect(logger.lines.map((l) => [l.level, l.message, l.fields['status']])).toEqual([
-        ['info', 'request', 503],
+      expect(logger.lines.map((l) => [l.level, l.message, l.fields['status'], l.fields['store']])).toEqual([
+        ['info', 'request', 503, undefined],
       ])
     })
 
-    it('says at info that no 503 went out when its client left first', async () => {
+    it('says on the line of a request whose client left first why the store did not serve it, and that no 503 went out', async () => {
       const { logger, reached, options } = failing(300)
       const app = await start(options)
       // A client that sends its request and leaves before the answer.
@@ -236,10 +233,13 @@ describe('the request log and the request observer', () => {
       socket.destroy()
       await pollUntil('the request is logged', () => logger.lines.some((l) => l.message === 'request'))
       expect(logger.lines.map((l) => [l.level, l.message, l.fields['requestId']])).toEqual([
-        ['info', 'the store could not serve a request whose client went away: no 503 went out', 'req-gone'],
         ['info', 'request', 'req-gone'],
       ])
-      expect(logger.lines[1]?.fields['status']).toBe(499)
+      expect(logger.lines[0]?.fields).toMatchObject({
+        status: 499,
+        aborted: true,
+        store: { ...details, cause: 'connect ECONNREFUSED' },
+      })
     })
   })
 

@@ -36,14 +36,11 @@ export const serve = async (options: HttpAppOptions) => {
 
 /** A logger that keeps every line it is given. */
 export const recordingLogger = (infoEnabled = true) => {
-  const lines: Array<{ level: 'info' | 'warn' | 'error'; fields: Record<string, unknown>; message: string }> =
-    []
+  const lines: Array<{ level: 'info' | 'error'; fields: Record<string, unknown>; message: string }> = []
   return {
     lines,
     info: (fields: object, message: string) =>
       void lines.push({ level: 'info', fields: fields as Record<string, unknown>, message }),
-    warn: (fields: object, message: string) =>
-      void lines.push({ level: 'warn', fields: fields as Record<string, unknown>, message }),
     error: (fields: object, message: string) =>
       void lines.push({ level: 'error', fields: fields as Record<string, unknown>, message }),
     isLevelEnabled: (level: 'info' | 'error') => level === 'error' || infoEnabled,
