@@ -10,7 +10,7 @@ import {
   type PostgresDatabaseOptions,
 } from './runner/index.js'
 import { migrateToLatest } from './migrate-to-latest.js'
-import { outageLines, type StorageLog } from './storage-log.js'
+import { brokenConnectionLines, outageLines, type StorageLog } from './storage-log.js'
 import { createPostgresApiKeyStore, type PostgresApiKeyStore } from './stores/postgres-api-key-store.js'
 import { createPostgresApiKeyUsageLog } from './stores/postgres-api-key-usage-log.js'
 import { createPostgresIdempotentPetCreations } from './stores/postgres-idempotent-pet-creations.js'
@@ -83,13 +83,15 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
     trustedKeys = [],
     ...pool
   } = options
+  // A restart breaks every idle connection at once: one line for all of them.
+  const broken = brokenConnectionLines(log)
   const database = createPostgresDatabase({
     ...pool,
     connectionString: url,
     connectionStringName: names.url,
     ...(pooler === undefined ? {} : { pooler }),
     applicationName,
-    onError: (error) => log('warn', 'a PostgreSQL connection broke; the pool replaces it', { err: error }),
+    onError: broken.onBroken,
   })
   const { db } = database
   // One outage is a few lines, not one a call; each request's line carries its own call's failure.
@@ -162,6 +164,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
     close: async () => {
       await apiKeys.close()
       await database.close()
+      broken.flush()
     },
     pool: database.pool,
     connectionFacts: database.connectionFacts,

@@ -131,3 +131,40 @@ export const outageLines = (
     },
   }
 }
+
+const BROKEN = 'PostgreSQL connections broke; the pool replaces them'
+
+/** How a burst of broken connections is told. */
+export type BrokenConnectionLinesOptions = {
+  /** How long the first break waits for the others of its burst before its line; 1000 ms unless given. */
+  readonly windowMs?: number
+}
+
+/**
+ * Broken connections of the pool as one `warn` line a burst, not one each: a restart, a failover or a
+ * `pg_terminate_backend` of the service's sessions breaks every idle connection at once (seven lines with pg's
+ * stack, before). The first break waits `windowMs` for the rest, then one line says how many broke
+ * (`connections`), with the first's `code` and `cause`. `flush` writes a burst under way at once (at close).
+ */
+export const brokenConnectionLines = (
+  log: StorageLog,
+  options: BrokenConnectionLinesOptions = {},
+): { readonly onBroken: (error: unknown) => void; readonly flush: () => void } => {
+  const windowMs = options.windowMs ?? 1000
+  let burst: { connections: number; readonly first: OutageCause; readonly timer: NodeJS.Timeout } | undefined
+  const flush = () => {
+    if (burst === undefined) return
+    const { connections, first, timer } = burst
+    burst = undefined
+    clearTimeout(timer)
+    log('warn', BROKEN, { connections, ...first })
+  }
+  return {
+    onBroken: (error) => {
+      if (burst !== undefined) return void burst.connections++
+      // Unreferenced: a burst under way keeps no process alive; close flushes it.
+      burst = { connections: 1, first: outageCause(error), timer: setTimeout(flush, windowMs).unref() }
+    },
+    flush,
+  }
+}

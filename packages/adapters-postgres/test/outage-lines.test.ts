@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest'
-import { outageCause, outageLines, type StorageLog } from '../src/storage-log.js'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { brokenConnectionLines, outageCause, outageLines, type StorageLog } from '../src/storage-log.js'
 
 const withCode = (code: string, message: string) => Object.assign(new Error(message), { code })
 const refused = () =>
@@ -125,4 +125,47 @@ describe('the cause of an outage, as a line has it', () => {
   ])('names the code and the message of %s, never a stack', (_, error, expected) =>
     expect(outageCause(error)).toEqual(expected),
   )
+})
+
+describe('the lines of broken connections', () => {
+  afterEach(() => void vi.useRealTimers())
+  const broken = () => {
+    const lines: Array<[string, string, Readonly<Record<string, unknown>> | undefined]> = []
+    const log: StorageLog = (level, message, fields) => void lines.push([level, message, fields])
+    return { lines, ...brokenConnectionLines(log, { windowMs: 1000 }) }
+  }
+
+  it('are one warn line a burst, a second after its first break, with how many broke and the first cause', () => {
+    vi.useFakeTimers()
+    const pool = broken()
+    for (let i = 0; i < 7; i++) pool.onBroken(terminated())
+    vi.advanceTimersByTime(999)
+    pool.onBroken(new Error('Connection terminated unexpectedly'))
+    expect(pool.lines).toEqual([])
+    vi.advanceTimersByTime(1)
+    pool.onBroken(refused())
+    vi.advanceTimersByTime(1000)
+    expect(pool.lines).toEqual([
+      [
+        'warn',
+        'PostgreSQL connections broke; the pool replaces them',
+        { connections: 8, code: '57P01', cause: 'terminating connection due to administrator command' },
+      ],
+      [
+        'warn',
+        'PostgreSQL connections broke; the pool replaces them',
+        { connections: 1, code: 'ECONNREFUSED', cause: 'connect ECONNREFUSED 127.0.0.1:5544' },
+      ],
+    ])
+  })
+
+  it('are written at once by flush (the storage closes), and not again', () => {
+    vi.useFakeTimers()
+    const pool = broken()
+    pool.onBroken(terminated())
+    pool.flush()
+    pool.flush()
+    vi.advanceTimersByTime(5000)
+    expect(pool.lines.map(([, , fields]) => fields?.['connections'])).toEqual([1])
+  })
 })

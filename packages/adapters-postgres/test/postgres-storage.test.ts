@@ -1,6 +1,6 @@
 import type { ApiKeyId, ApiKeyName, PageCursor, PetId } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
-import { describeStorageContract, run } from '@pets/domain/testing'
+import { describeStorageContract, pollUntil, run } from '@pets/domain/testing'
 import * as O from 'fp-ts/lib/Option.js'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { createPostgresStorage, type PostgresStorageOptions } from '../src/index.js'
@@ -133,5 +133,36 @@ describe("the PostgreSQL storage's lines for calls it cannot serve", () => {
     expect(outage[1]!.fields).toMatchObject({ failed: 40 })
     // No line of the outage carries a stack: nothing in it is a bug.
     expect(JSON.stringify(lines)).not.toMatch(/\n\s+at /)
+  })
+
+  it('says in one line that the connections a pg_terminate_backend broke are replaced, without a stack', async () => {
+    const fresh = await open()
+    const lines: Array<{ level: string; message: string; fields: Readonly<Record<string, unknown>> }> = []
+    const storage = createPostgresStorage({
+      url: fresh.url,
+      applicationName: 'broken-lines',
+      log: (level, message, fields = {}) => void lines.push({ level, message, fields }),
+    })
+    track(storage)
+    // Four connections, idle in the pool once answered.
+    await Promise.all(Array.from({ length: 4 }, () => storage.pool.query('SELECT pg_sleep(0.05)')))
+    const { rows } = await fresh.pool.query<{ ended: string }>(
+      "SELECT count(pg_terminate_backend(pid)) AS ended FROM pg_stat_activity WHERE application_name = 'broken-lines'",
+    )
+    expect(rows[0]?.ended).toBe('4')
+    await pollUntil('the line of the burst', () => lines.some((l) => l.message.includes('broke')), 5_000)
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        message: 'PostgreSQL connections broke; the pool replaces them',
+        fields: {
+          connections: 4,
+          code: '57P01',
+          cause: 'terminating connection due to administrator command',
+        },
+      },
+    ])
+    // The pool serves on, from new connections.
+    await run(storage.pets.list(everything))
   })
 })
