@@ -4,15 +4,17 @@ import type pg from 'pg'
 import {
   createPostgresDatabase,
   describeFacts,
+  isUnavailableError,
   ListenUnheardError,
   type ConnectionFacts,
   type PoolerMode,
   type PostgresDatabaseOptions,
 } from './runner/index.js'
 import { migrateToLatest } from './migrate-to-latest.js'
-import { brokenConnectionLines, outageLines, type StorageLog } from './storage-log.js'
+import { brokenConnectionLines, listenLines, outageLines, type StorageLog } from './storage-log.js'
 import { createPostgresApiKeyStore, type PostgresApiKeyStore } from './stores/postgres-api-key-store.js'
 import { createPostgresApiKeyUsageLog } from './stores/postgres-api-key-usage-log.js'
+import { LastUsedNotWrittenError } from './stores/last-used-writer.js'
 import { createPostgresIdempotentPetCreations } from './stores/postgres-idempotent-pet-creations.js'
 import { createPostgresPetRepository } from './stores/postgres-pet-repository.js'
 import { createPostgresStoreHealth } from './stores/postgres-store-health.js'
@@ -98,23 +100,29 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
   const { onUnavailable, onServed } = outageLines(log)
   // The adapters repeat the pool's lock timeout inside their writes by themselves.
   const adapterOptions = { onUnavailable, onServed }
+  const listening = listenLines(log)
+  const onKeyStoreError = (error: Error) => {
+    if (error instanceof ListenUnheardError)
+      return log(
+        'error',
+        `API keys: LISTEN refused: ${sessionName} does not deliver notifications (a transaction pooler?). ` +
+          `Set ${names.directUrl} to PostgreSQL itself. Until then every API key is looked up in PostgreSQL`,
+        { err: error },
+      )
+    if (!(error instanceof LastUsedNotWrittenError)) return listening.down(error)
+    // A write of last_used_at, background work: part of an outage when PostgreSQL cannot serve it, else a bug.
+    if (isUnavailableError(error.cause))
+      return onUnavailable({ operation: 'apiKeys.lastUsed', retried: false, error: error.cause })
+    log('error', 'API keys: could not write when keys were last used', { err: error })
+  }
   const apiKeys = createPostgresApiKeyStore(db, {
     listen: {
       connectionString: sessionUrl,
       connectionStringName: sessionName,
       applicationName: `${applicationName}-api-keys`,
     },
-    onError: (error) =>
-      error instanceof ListenUnheardError
-        ? log(
-            'error',
-            `API keys: LISTEN refused: ${sessionName} does not deliver notifications (a transaction pooler?). ` +
-              `Set ${names.directUrl} to PostgreSQL itself. Until then every API key is looked up in PostgreSQL`,
-            { err: error },
-          )
-        : log('warn', 'API keys: not hearing of changes; each key is looked up in PostgreSQL meanwhile', {
-            err: error,
-          }),
+    onError: onKeyStoreError,
+    onListening: listening.up,
     onUnavailable,
     onServed,
   })

@@ -44,7 +44,7 @@ const FAILING =
   'PostgreSQL cannot serve calls: each is answered 503 unavailable (background work is tried again later) until it can'
 const STILL_FAILING = 'PostgreSQL still cannot serve calls'
 const SERVING = 'PostgreSQL serves calls again'
-// The codes a line counts by; past this many, the rest as `other` (an outage has a handful).
+// The codes (and calls) a line counts by; past this many, the rest as `other` (an outage has a handful).
 const MOST_CODES = 16
 
 /** When the outage lines are written. */
@@ -61,7 +61,8 @@ export type OutageLinesOptions = {
  * The lines of an outage: calls that PostgreSQL cannot serve (each a request's 503, or background work tried again
  * later) are one event, not a line each: the first failure after calls were served says so at `warn`, with its call
  * and cause; while failures go on, one `warn` line a minute at most counts them; the first call served once none
- * failed for `quietMs` says at `info` that it serves again, with how long and how many failed, by code. A request's
+ * failed for `quietMs` says at `info` that it serves again, with how long and how many failed, by code and by call
+ * (`operations`: `pets.add`, `apiKeys.lastUsed`…). A request's
  * own line carries its call and cause (the StoreUnavailable's `details`, adapters-http).
  */
 export const outageLines = (
@@ -81,9 +82,13 @@ export const outageLines = (
         failedSinceLine: number
         servedSinceLine: number
         readonly codes: Map<string, number>
+        readonly operations: Map<string, number>
       }
     | undefined
-  const codesOf = (codes: Map<string, number>) => Object.fromEntries(codes)
+  const count = (counts: Map<string, number>, key: string) => {
+    const counted = counts.has(key) || counts.size < MOST_CODES ? key : 'other'
+    counts.set(counted, (counts.get(counted) ?? 0) + 1)
+  }
   return {
     onUnavailable: ({ operation, error }) => {
       const at = now()
@@ -97,15 +102,15 @@ export const outageLines = (
           failedSinceLine: 0,
           servedSinceLine: 0,
           codes: new Map([[code ?? 'none', 1]]),
+          operations: new Map([[operation, 1]]),
         }
         return log('warn', FAILING, { operation, code, cause })
       }
       outage.lastFailureAt = at
       outage.failed++
       outage.failedSinceLine++
-      const key =
-        outage.codes.has(code ?? 'none') || outage.codes.size < MOST_CODES ? (code ?? 'none') : 'other'
-      outage.codes.set(key, (outage.codes.get(key) ?? 0) + 1)
+      count(outage.codes, code ?? 'none')
+      count(outage.operations, operation)
       if (at - outage.lastLineAt < remindEveryMs) return
       log('warn', STILL_FAILING, {
         forMs: Math.round(at - outage.since),
@@ -125,7 +130,8 @@ export const outageLines = (
       log('info', SERVING, {
         failingForMs: Math.round(outage.lastFailureAt - outage.since),
         failed: outage.failed,
-        codes: codesOf(outage.codes),
+        codes: Object.fromEntries(outage.codes),
+        operations: Object.fromEntries(outage.operations),
       })
       outage = undefined
     },
@@ -166,5 +172,46 @@ export const brokenConnectionLines = (
       burst = { connections: 1, first: outageCause(error), timer: setTimeout(flush, windowMs).unref() }
     },
     flush,
+  }
+}
+
+const NOT_HEARING = 'API keys: not hearing of changes; each key is looked up in PostgreSQL meanwhile'
+const STILL_NOT_HEARING = 'API keys: still not hearing of changes; each key is looked up in PostgreSQL'
+const HEARING = 'API keys: hearing of changes again; keys are checked in memory'
+
+/**
+ * The lines of the LISTEN connection for API keys: its loss is one `warn` line ("not hearing of changes"),
+ * not one for each try to connect again (every 0.25 to 10 s, each with a stack, before), then one a minute at
+ * most while it stays lost (`attempts`), and its return one `info` line ("hearing of changes again", with
+ * `downForMs` and `attempts`), which nothing said before.
+ */
+export const listenLines = (
+  log: StorageLog,
+  options: Pick<OutageLinesOptions, 'now' | 'remindEveryMs'> = {},
+): { readonly down: (error: unknown) => void; readonly up: () => void } => {
+  const now = options.now ?? (() => performance.now())
+  const remindEveryMs = options.remindEveryMs ?? 60_000
+  let lost: { readonly since: number; lastLineAt: number; attempts: number } | undefined
+  return {
+    down: (error) => {
+      const at = now()
+      if (lost === undefined) {
+        lost = { since: at, lastLineAt: at, attempts: 0 }
+        return log('warn', NOT_HEARING, outageCause(error))
+      }
+      lost.attempts++
+      if (at - lost.lastLineAt < remindEveryMs) return
+      lost.lastLineAt = at
+      log('warn', STILL_NOT_HEARING, {
+        forMs: Math.round(at - lost.since),
+        attempts: lost.attempts,
+        ...outageCause(error),
+      })
+    },
+    up: () => {
+      if (lost === undefined) return
+      log('info', HEARING, { downForMs: Math.round(now() - lost.since), attempts: lost.attempts + 1 })
+      lost = undefined
+    },
   }
 }

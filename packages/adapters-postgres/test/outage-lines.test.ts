@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { brokenConnectionLines, outageCause, outageLines, type StorageLog } from '../src/storage-log.js'
+import {
+  brokenConnectionLines,
+  listenLines,
+  outageCause,
+  outageLines,
+  type StorageLog,
+} from '../src/storage-log.js'
 
 const withCode = (code: string, message: string) => Object.assign(new Error(message), { code })
 const refused = () =>
@@ -51,7 +57,12 @@ describe('the lines of an outage', () => {
       {
         level: 'info',
         message: 'PostgreSQL serves calls again',
-        fields: { failingForMs: 19_980, failed: 1000, codes: { '57P01': 1, ECONNREFUSED: 999 } },
+        fields: {
+          failingForMs: 19_980,
+          failed: 1000,
+          codes: { '57P01': 1, ECONNREFUSED: 999 },
+          operations: { 'pets.add': 500, 'pets.list': 500 },
+        },
       },
     ])
   })
@@ -167,5 +178,44 @@ describe('the lines of broken connections', () => {
     pool.flush()
     vi.advanceTimersByTime(5000)
     expect(pool.lines.map(([, , fields]) => fields?.['connections'])).toEqual([1])
+  })
+})
+
+describe('the lines of the LISTEN connection for API keys', () => {
+  it('say once that it is lost, whatever the tries to connect again, once a minute at most that it still is, and once that it hears again', () => {
+    const lines: Array<[string, string, Readonly<Record<string, unknown>> | undefined]> = []
+    let at = 0
+    const listen = listenLines((level, message, fields) => void lines.push([level, message, fields]), {
+      now: () => at,
+    })
+    // Up at start: nothing to say.
+    listen.up()
+    listen.down(terminated())
+    // Tries to connect again, every 0.25 to 10 s, for 75 s.
+    for (at = 250; at <= 75_000; at += 2_500) listen.down(refused())
+    listen.up()
+    listen.up()
+    expect(lines).toEqual([
+      [
+        'warn',
+        'API keys: not hearing of changes; each key is looked up in PostgreSQL meanwhile',
+        { code: '57P01', cause: 'terminating connection due to administrator command' },
+      ],
+      [
+        'warn',
+        'API keys: still not hearing of changes; each key is looked up in PostgreSQL',
+        {
+          forMs: 60_250,
+          attempts: 25,
+          code: 'ECONNREFUSED',
+          cause: 'connect ECONNREFUSED 127.0.0.1:5544',
+        },
+      ],
+      [
+        'info',
+        'API keys: hearing of changes again; keys are checked in memory',
+        { downForMs: 75_250, attempts: 31 },
+      ],
+    ])
   })
 })

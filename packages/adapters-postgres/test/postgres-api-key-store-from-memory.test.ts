@@ -7,6 +7,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest'
 import {
   createPostgresApiKeyStore,
   createPostgresDatabase,
+  LastUsedNotWrittenError,
   ListenUnheardError,
   type Database,
   type PostgresApiKeyStore,
@@ -51,6 +52,7 @@ describe('postgres API-key store, from memory', () => {
   ) => {
     const queries = { count: 0 }
     const errors: Array<Error> = []
+    const listening = { count: 0 }
     const counted = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: fresh.pool }),
       log: () => void queries.count++,
@@ -60,9 +62,10 @@ describe('postgres API-key store, from memory', () => {
       ...options,
       listen: { connectionString: fresh.url, applicationName, ...options.listen },
       onError: (error) => void errors.push(error),
+      onListening: () => void listening.count++,
     })
     stores.push(store)
-    return { store, queries, errors, applicationName }
+    return { store, queries, errors, listening, applicationName }
   }
 
   /** Another process's store: a pool of its own on the same database. */
@@ -144,12 +147,15 @@ describe('postgres API-key store, from memory', () => {
 
   it('falls back to the database while the LISTEN connection is down, and returns to memory after it reconnects', async () => {
     const fresh = await open()
-    const { store, queries, errors, applicationName } = aStore(fresh, { listen: { reconnectMinMs: 3000 } })
+    const { store, queries, errors, listening, applicationName } = aStore(fresh, {
+      listen: { reconnectMinMs: 3000 },
+    })
     const other = elsewhere(fresh)
     const revoked = await run(other.issue(name('revoked')))
     const kept = await run(other.issue(name('kept')))
     await store.start()
     expect(store.servingFromMemory()).toBe(true)
+    expect(listening.count).toBe(1)
     const [pid] = await listenerPids(fresh, applicationName)
     await sql`SELECT pg_terminate_backend(${pid}::int)`.execute(fresh.db)
     await pollUntil('the store notices the lost connection', () => !store.servingFromMemory())
@@ -165,6 +171,8 @@ describe('postgres API-key store, from memory', () => {
     expect(await isSome(store, kept.key)).toBe(true)
     expect(queries.count).toBe(2)
     await pollUntil('memory serves again', () => store.servingFromMemory(), 10_000)
+    // Told so, for the line that says it hears again.
+    expect(listening.count).toBe(2)
     expect(store.fromMemory?.(kept.key)).toEqual(O.some({ keyId: kept.record.id, name: 'kept' }))
     expect(store.fromMemory?.(revoked.key)).toEqual(O.none)
     const pids = await listenerPids(fresh, applicationName)
@@ -217,6 +225,7 @@ describe('postgres API-key store, from memory', () => {
     for (const { store, errors } of [inMemory, fromDatabase]) {
       expect(await run(store.authenticate(key))).toEqual(O.some({ keyId: record.id, name: 'a' }))
       await pollUntil('the failed write is reported', () => errors.length > 0)
+      expect(errors[0]).toBeInstanceOf(LastUsedNotWrittenError)
       expect(errors[0]?.message).toMatch(/last used/)
       expect(errors[0]?.cause).toMatchObject({ message: 'no writes today' })
       expect(await isSome(store, key)).toBe(true)

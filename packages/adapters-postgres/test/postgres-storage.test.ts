@@ -2,6 +2,7 @@ import type { ApiKeyId, ApiKeyName, PageCursor, PetId } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import { describeStorageContract, pollUntil, run } from '@pets/domain/testing'
 import * as O from 'fp-ts/lib/Option.js'
+import pg from 'pg'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { createPostgresStorage, type PostgresStorageOptions } from '../src/index.js'
 import { openFreshDatabase, startTestPgBouncer, type TestPgBouncer } from '../src/testing/index.js'
@@ -164,5 +165,44 @@ describe("the PostgreSQL storage's lines for calls it cannot serve", () => {
     ])
     // The pool serves on, from new connections.
     await run(storage.pets.list(everything))
+  })
+
+  it('says in one line that the LISTEN connection is lost, whatever the tries to connect again, and in one that it hears again', async () => {
+    const fresh = await open()
+    const lines: Array<{ level: string; message: string; fields: Readonly<Record<string, unknown>> }> = []
+    const storage = createPostgresStorage({
+      url: fresh.url,
+      applicationName: 'listen-lines',
+      log: (level, message, fields = {}) => void lines.push({ level, message, fields }),
+    })
+    track(storage)
+    await storage.start()
+    expect(storage.apiKeys.servingFromMemory()).toBe(true)
+    // Its session ends, and for 2 s no new one is let in (55000): it tries again 3 or 4 times meanwhile.
+    // From another database: PostgreSQL refuses it from the database itself.
+    const admin = new pg.Client({ connectionString: postgres.url })
+    await admin.connect()
+    track({ close: () => admin.end() })
+    await admin.query(`ALTER DATABASE "${fresh.name}" ALLOW_CONNECTIONS false`)
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'listen-lines-api-keys'",
+    )
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    await admin.query(`ALTER DATABASE "${fresh.name}" ALLOW_CONNECTIONS true`)
+    await pollUntil('keys are checked in memory again', () => storage.apiKeys.servingFromMemory(), 15_000)
+    const listen = lines.filter((line) => line.message.startsWith('API keys'))
+    expect(listen).toEqual([
+      {
+        level: 'warn',
+        message: 'API keys: not hearing of changes; each key is looked up in PostgreSQL meanwhile',
+        fields: { code: '57P01', cause: 'terminating connection due to administrator command' },
+      },
+      {
+        level: 'info',
+        message: 'API keys: hearing of changes again; keys are checked in memory',
+        fields: { downForMs: expect.any(Number), attempts: expect.any(Number) },
+      },
+    ])
+    expect(listen[1]!.fields['attempts']).toBeGreaterThanOrEqual(2)
   })
 })

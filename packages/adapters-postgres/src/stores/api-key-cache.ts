@@ -29,6 +29,7 @@ export const createApiKeyCache = (
   db: Kysely<Database>,
   listen: ListenOptions,
   onError: (error: Error) => void,
+  onListening?: () => void,
 ): ApiKeyCache => {
   const index = createApiKeyIndex()
   let listening = false
@@ -85,7 +86,10 @@ export const createApiKeyCache = (
       await reload()
     },
     notified: (drop) => void reload().catch((error: unknown) => drop(asError(error))),
-    up: () => (listening = true),
+    up: () => {
+      listening = true
+      onListening?.()
+    },
     down: () => {
       listening = false
       fresh = false

@@ -2,6 +2,11 @@ import type { ApiKeyId } from '@pets/domain'
 import { sql, type Kysely } from 'kysely'
 import { asError, type Database } from '../runner/index.js'
 
+/** A write of `last_used_at` failed (its `cause` says why): the uses it held are dropped, written again at the next. */
+export class LastUsedNotWrittenError extends Error {
+  override readonly name = 'LastUsedNotWrittenError'
+}
+
 /** Records the uses of keys in memory, and writes them to `api_keys.last_used_at` in the background. */
 export type LastUsedWriter = {
   /** Notes a use; never waits, never fails. */
@@ -53,7 +58,11 @@ export const createLastUsedWriter = (
     } catch (error) {
       // Forget these uses, so that each key's next use is written again.
       for (const [id, at] of batch) if (written.get(id) === at.getTime()) written.delete(id)
-      options.onError(new Error('Could not write when API keys were last used', { cause: asError(error) }))
+      options.onError(
+        new LastUsedNotWrittenError('Could not write when API keys were last used', {
+          cause: asError(error),
+        }),
+      )
     }
   }
   const flush = (): Promise<void> => {

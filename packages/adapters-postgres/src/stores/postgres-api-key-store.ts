@@ -24,8 +24,13 @@ export type PostgresApiKeyStoreOptions = {
   readonly now?: () => Date
   /** Where to LISTEN for changes of `api_keys`, so that `start` can serve stored keys from memory. */
   readonly listen?: ListenOptions
-  /** Told of background failures (the LISTEN connection, a write of last_used_at); silent unless given. */
+  /**
+   * Told of background failures: the LISTEN connection's (a ListenUnheardError when it cannot hear at all), and
+   * a write of last_used_at (a LastUsedNotWrittenError, its cause the database's error); silent unless given.
+   */
   readonly onError?: (error: Error) => void
+  /** Told each time the LISTEN connection holds (again) and keys are checked in memory; silent unless given. */
+  readonly onListening?: () => void
   /** How long after a use last_used_at is written, batched with other uses; 1000 ms unless given. */
   readonly lastUsedFlushMs?: number
   /** Told once of each call answered StoreUnavailable, with its operation and SQLSTATE. */
@@ -88,7 +93,15 @@ export const createPostgresApiKeyStore = <DB extends Database>(
     onError,
     ...(options.lastUsedFlushMs === undefined ? {} : { flushAfterMs: options.lastUsedFlushMs }),
   })
-  const cache = options.listen === undefined ? undefined : createApiKeyCache(db, options.listen, onError)
+  const onListening = () => {
+    try {
+      options.onListening?.()
+    } catch {
+      // nothing better to do with it
+    }
+  }
+  const cache =
+    options.listen === undefined ? undefined : createApiKeyCache(db, options.listen, onError, onListening)
   let closing: Promise<void> | undefined
 
   // Looked up by digest, which tells a timing attacker nothing about the key.
