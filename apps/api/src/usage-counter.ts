@@ -15,6 +15,8 @@ export type UsageCounterOptions = {
   readonly log: ApiKeyUsageLog
   readonly flushEveryMs: number
   readonly logger: {
+    /** Says that counts are written again after writes failed; silent unless given. */
+    readonly info?: (fields: object, message: string) => void
     readonly warn: (fields: object, message: string) => void
     readonly error: (fields: object, message: string) => void
   }
@@ -46,8 +48,10 @@ export const createUsageCounter = ({
 }: UsageCounterOptions): UsageCounter => {
   let pending = new Map<string, { keyId: string; operation: string; calls: number; last: number }>()
   let writing: Promise<void> = Promise.resolve()
-  // Why the last write failed, if it did: what the line of counts lost at shutdown says.
+  // Why the last write failed, if it did: what the line of counts lost at shutdown says. A run of writes that
+  // fail alike is one line (the first), not one an interval: an outage of PostgreSQL has lines of its own.
   let failure: Failure | undefined
+  let failedWrites = 0
 
   const write = async () => {
     if (pending.size === 0) return
@@ -58,24 +62,32 @@ export const createUsageCounter = ({
       lastCalledAt: new Date(c.last),
     }))
     pending = new Map()
+    const before = failure
     try {
       failure = E.isRight(await log.add(batch)()) ? undefined : 'unavailable'
-      if (failure !== undefined)
+      if (failure !== undefined && failure !== before)
         logger.warn(
           { entries: batch.length },
           'usage counts not written: the store is unavailable; kept for the next try',
         )
     } catch (error) {
       failure = missingTable(error) ? 'no table' : 'error'
-      if (failure === 'no table')
+      if (failure === 'no table' && before !== 'no table')
         logger.warn(
           { entries: batch.length, sqlstate: UNDEFINED_TABLE },
           `usage counts not written: ${NO_TABLE}; kept for the next try`,
         )
-      else logger.error({ err: error }, 'usage counts not written: kept for the next try')
+      // A bug says so each time.
+      else if (failure === 'error')
+        logger.error({ err: error }, 'usage counts not written: kept for the next try')
     }
-    if (failure !== undefined)
-      for (const c of batch) add(c.keyId, c.operation, c.calls, c.lastCalledAt.getTime())
+    if (failure === undefined) {
+      if (failedWrites > 0) logger.info?.({ failedWrites }, 'usage counts written again')
+      failedWrites = 0
+      return
+    }
+    failedWrites++
+    for (const c of batch) add(c.keyId, c.operation, c.calls, c.lastCalledAt.getTime())
   }
   const add = (keyId: string, operation: string, calls: number, last: number) => {
     const key = `${keyId}\u0000${operation}`

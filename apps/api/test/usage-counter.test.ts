@@ -52,20 +52,29 @@ describe('the usage counter', () => {
     expect((await run(log.list())).map((c) => c.calls)).toEqual([1, 2])
   })
 
-  it('keeps the counts while the store is down, and writes them once it is back', async () => {
+  it('keeps the counts while the store is down, and writes them once it is back, saying so once each', async () => {
     const memory = createMemoryApiKeyUsageLog()
     const { state, log } = flaky(memory)
-    const logger = quiet()
+    const lines: Array<string> = []
+    const logger = {
+      info: (fields: object, message: string) => void lines.push(`info ${message} ${JSON.stringify(fields)}`),
+      warn: (_: object, message: string) => void lines.push(`warn ${message}`),
+      error: () => {},
+    }
     const counter = make({ log, flushEveryMs: 3_600_000, logger })
-    counter.count('1', 'getPet')
-    await counter.flush()
-    counter.count('1', 'getPet')
-    await counter.flush()
-    expect(state.tries).toBe(2)
-    expect(logger.warnings.length).toBe(2)
+    // Twelve intervals of an outage: one line, not one each.
+    for (let i = 0; i < 12; i++) {
+      counter.count('1', 'getPet')
+      await counter.flush()
+    }
+    expect(state.tries).toBe(12)
     state.up = true
     await counter.flush()
-    expect((await run(memory.list())).map((c) => c.calls)).toEqual([2])
+    expect((await run(memory.list())).map((c) => c.calls)).toEqual([12])
+    expect(lines).toEqual([
+      'warn usage counts not written: the store is unavailable; kept for the next try',
+      'info usage counts written again {"failedWrites":12}',
+    ])
   })
 
   it('writes what is left when it closes, and says how many calls it lost when it cannot', async () => {
