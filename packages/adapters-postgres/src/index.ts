@@ -59,9 +59,9 @@ export {
 } from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'
 export { API_KEYS_CHANNEL } from './stores/api-key-cache.js'
+export { isKeyId } from './stores/api-key-records.js'
 export {
   createPostgresApiKeyStore,
-  isKeyId,
   type PostgresApiKeyStore,
   type PostgresApiKeyStoreOptions,
 } from './stores/postgres-api-key-store.js'

@@ -11,7 +11,8 @@ import {
   type PostgresDatabaseOptions,
 } from './runner/index.js'
 import { migrateToLatest } from './migrate-to-latest.js'
-import { brokenConnectionLines, listenLines, outageLines, type StorageLog } from './storage-log.js'
+import { brokenConnectionLines, listenLines } from './connection-lines.js'
+import { outageLines, type StorageLog } from './storage-log.js'
 import { createPostgresApiKeyStore, type PostgresApiKeyStore } from './stores/postgres-api-key-store.js'
 import { createPostgresApiKeyUsageLog } from './stores/postgres-api-key-usage-log.js'
 import { LastUsedNotWrittenError } from './stores/last-used-writer.js'

@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import {
-  brokenConnectionLines,
-  listenLines,
-  outageCause,
-  outageLines,
-  type StorageLog,
-} from '../src/storage-log.js'
+import { brokenConnectionLines, listenLines } from '../src/connection-lines.js'
+import { outageCause, outageLines, type StorageLog } from '../src/storage-log.js'
 
 const withCode = (code: string, message: string) => Object.assign(new Error(message), { code })
 const refused = () =>

@@ -1,4 +1,4 @@
-import type { ApiKeyOwner, ApiKeyRecord, ApiKeyStore, KeyLookup } from '@pets/domain'
+import type { ApiKeyOwner, ApiKeyStore, KeyLookup } from '@pets/domain'
 import { apiKeyDigest, generateApiKey } from '@pets/wire/api-key-secret'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
@@ -6,7 +6,6 @@ import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { createApiKeyCache } from './api-key-cache.js'
 import {
-  type ApiKeyRow,
   type Database,
   type KyselyOf,
   withOurTables,
@@ -16,6 +15,7 @@ import {
   reportAs,
   tryStore,
 } from '../runner/index.js'
+import { isKeyId, recordColumns, toRecord } from './api-key-records.js'
 import { createLastUsedWriter } from './last-used-writer.js'
 
 /** Options of the PostgreSQL key store. */
@@ -53,22 +53,6 @@ export type PostgresApiKeyStore = ApiKeyStore & {
   /** The stored keys by digest, for a storage's authenticator: from the index, else a query. */
   readonly byDigest: KeyLookup
 }
-
-const INT8_MAX = 9223372036854775807n
-/**
- * Whether `id` can name a stored key: ids are int8 as decimal strings; anything else names no key, and must
- * not reach the SQL as a value PostgreSQL would refuse with an error.
- */
-export const isKeyId = (id: string): boolean => /^[1-9][0-9]{0,18}$/.test(id) && BigInt(id) <= INT8_MAX
-
-const recordColumns = ['id', 'name', 'created_at', 'revoked_at', 'last_used_at'] as const
-const toRecord = (row: Pick<ApiKeyRow, (typeof recordColumns)[number]>): ApiKeyRecord => ({
-  id: row.id,
-  name: row.name,
-  createdAt: row.created_at,
-  revokedAt: row.revoked_at,
-  lastUsedAt: row.last_used_at,
-})
 
 /**
  * API keys on PostgreSQL, kept as SHA-256 digests. Started with `listen`, it authenticates from an index in
