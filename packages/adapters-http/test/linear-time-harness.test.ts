@@ -25,7 +25,8 @@ const casesOf = (decode: (text: string) => number) =>
   )
 
 describe('the linear-time harness', () => {
-  it('finds a quadratic decoder slow', async () => {
+  // Half a billion steps: past the tests' 30 s on a machine running every package's tests.
+  it('finds a quadratic decoder slow', { timeout: 120_000 }, async () => {
     expect(await slowCases(casesOf(quadratic))).toEqual([
       expect.stringMatching(/^a run alone, "x": \d+\.\d times as long/),
     ])
