@@ -71,8 +71,12 @@ export const decodeListPetsQuery = (query: QueryParameters): E.Either<InvalidInp
   const repeated = names
     .filter((name) => KNOWN_PARAMETERS.has(name) && Array.isArray(query[name]))
     .map((name) => ({ field: name, problem: 'must be given at most once' }))
-  // Values given more than once are the repeated issue's, not the codec's.
-  const single = Object.fromEntries(Object.entries(query).filter(([, value]) => !Array.isArray(value)))
+  // Values given more than once are the repeated issue's, not the codec's; the codec reads no other name.
+  const single: Record<string, string> = {}
+  for (const name of LIST_PETS_PARAMETERS) {
+    const value = Object.hasOwn(query, name) ? query[name] : undefined
+    if (typeof value === 'string') single[name] = value
+  }
   return toPetQuery(
     refuseUnknownKeys(
       query,

@@ -5,7 +5,13 @@ const EMPTY: QueryParameters = Object.freeze(Object.create(null) as QueryParamet
 
 const add = (parameters: Record<string, string | Array<string>>, name: string, value: string) => {
   const seen = Object.hasOwn(parameters, name) ? parameters[name] : undefined
-  const values = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
+  // The array of a repeated parameter is this parse's own: grown in place, not copied for each value
+  // (`a&a&…` within a 4 KiB URL copied 2 million values, 7 ms of CPU).
+  if (Array.isArray(seen)) {
+    seen.push(value)
+    return
+  }
+  const values = seen === undefined ? value : [seen, value]
   // An own property, whatever its name: assigning `__proto__` would set the prototype instead.
   if (name === '__proto__')
     Object.defineProperty(parameters, name, {

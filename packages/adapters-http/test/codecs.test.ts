@@ -104,6 +104,26 @@ describe('decodeListPetsQuery', () => {
     const query = { limit: '0', status: 'lost', after: ['1', '2'], offset: '3' }
     expect(fieldsOf(decodeListPetsQuery(query))).toEqual(['limit', 'status', 'after', 'offset'])
   })
+
+  it('reads the value of no unknown parameter: a query of thousands of them is named, not copied', () => {
+    // A 4 KiB URL holds about 1,350 such names; the values of every one were copied into a new object
+    // for the codec (1.1-1.5 ms of CPU a request).
+    const names = Array.from({ length: 2_000 }, (_, i) => `p${i}`)
+    const read: Array<PropertyKey> = []
+    const query = new Proxy(Object.fromEntries([['limit', '5'], ...names.map((n) => [n, '1'])]), {
+      get: (target, name, receiver) => {
+        read.push(name)
+        return Reflect.get(target, name, receiver) as unknown
+      },
+    }) as Record<string, string>
+    const issues = issuesOf(decodeListPetsQuery(query))
+    expect(issues[0]).toEqual({
+      field: 'p0',
+      problem: 'is not a parameter of this operation (allowed: limit, status, after)',
+    })
+    expect(issues.at(-1)).toEqual({ field: '1980 more', problem: 'are unknown too' })
+    expect(read.filter((name) => typeof name === 'string' && names.includes(name))).toEqual([])
+  })
 })
 
 describe('decodePetId', () => {

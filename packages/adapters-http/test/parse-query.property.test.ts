@@ -52,4 +52,23 @@ describe('parseQuery', () => {
       status: 'sold',
     })
   })
+
+  it('collects a parameter given thousands of times in one array, not copied for each value', () => {
+    // `[...values, value]` copied 2 million values for the 2,000 of a 4 KiB URL (7 ms of CPU a request).
+    // The array iterator's steps count the values read again: one array grown in place reads none.
+    const iterator = Object.getPrototypeOf([][Symbol.iterator]()) as { next: () => unknown }
+    const next = iterator.next
+    let steps = 0
+    iterator.next = function (this: unknown) {
+      steps++
+      return next.call(this)
+    }
+    try {
+      const query = parseQuery(Array.from({ length: 2_000 }, () => 'a=1').join('&'))
+      expect(query['a']).toHaveLength(2_000)
+    } finally {
+      iterator.next = next
+    }
+    expect(steps).toBeLessThan(4 * 2_000)
+  })
 })
