@@ -995,6 +995,22 @@ describe('what a body can make the service say', () => {
     expect(errorBodyOf(await held.served.post('{')).message).toBe('The request body is not valid JSON.')
   })
 
+  it('says a URL is too long along with a body that is no JSON, and reads none of its thousands of parameters', async () => {
+    // A 16 KiB head holds 2,500 such names, each to parse and refuse; a JSON body's URL is refused unread.
+    const path = `/v1/pets?${Array.from({ length: 2_500 }, (_, i) => `p${i}`).join('&')}`
+    const answer = await held.served.send({
+      method: 'POST',
+      path,
+      headers: { Authorization: BEARER, 'Content-Type': 'application/json', 'Idempotency-Key': '' },
+      body: '{',
+    })
+    expect(answer.status).toBe(400)
+    expect(errorBodyOf(answer).message).toBe(
+      `The request body is not valid JSON. Also, the URL must be at most 4096 bytes long (it has ${path.length}); ` +
+        'Idempotency-Key must not be empty.',
+    )
+  })
+
   it('names a rounded categoryId among the other issues of the body, and no other number', async () => {
     const before = held.app.added()
     const answer = await held.served.post('{"name":"","categoryId":0.99999999999999999,"status":"lost"}', {
