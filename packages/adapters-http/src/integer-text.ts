@@ -1,3 +1,4 @@
+import { outlineJson } from './json-depth.js'
 import { forEachTopLevelMember } from './json-text.js'
 
 const MINUS = 0x2d
@@ -81,11 +82,16 @@ const isSafeIntegerToken = (text: string, start: number, end: number): boolean =
 /**
  * Whether member `name` of a valid JSON text's top-level object is a number that denotes an integer within
  * ±(2^53 − 1), read on its own text (its last occurrence, the one JSON.parse keeps): undefined when the
- * member is absent or no number, or the text's value is no object. One linear pass (forEachTopLevelMember).
+ * member is absent or no number, or the text's value is no object. Linear: only the members' names are
+ * read, where `names` (the text's outline) has them, and the number itself.
  */
-export const memberIsSafeInteger = (text: string, name: string): boolean | undefined => {
+export const memberIsSafeInteger = (
+  text: string,
+  name: string,
+  names: ReadonlyArray<number> = outlineJson(text, Number.POSITIVE_INFINITY).names,
+): boolean | undefined => {
   let found: boolean | undefined
-  forEachTopLevelMember(text, (member, valueAt) => {
+  forEachTopLevelMember(text, names, (member, valueAt) => {
     if (member !== name) return
     const code = text.charCodeAt(valueAt)
     let end = valueAt

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
 import { continueToBody } from './continue-on-read.js'
 import { sentMoreThanOnce } from './header-lines.js'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
+import { MAX_JSON_DEPTH, outlineJson } from './json-depth.js'
 import { repeatedMember } from './repeated-member.js'
 import { readBodyBytes } from './read-body-bytes.js'
 import type { MalformedRequest, NotImplemented, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
@@ -17,8 +17,15 @@ export type ReadJsonBodyOptions = { readonly timeoutMs?: number }
 
 type BodyProblem = NotImplemented | UnsupportedMediaType | PayloadTooLarge | MalformedRequest
 
-/** A parsed body, with its text: what JSON.parse cannot tell (a number's digits) is read there. */
-export type JsonBody = { readonly value: unknown; readonly text: string }
+/**
+ * A parsed body, with its text: what JSON.parse cannot tell (a number's digits) is read there; and where
+ * each member name of its top-level object opens in it, a name given twice found twice (outlineJson).
+ */
+export type JsonBody = {
+  readonly value: unknown
+  readonly text: string
+  readonly names: ReadonlyArray<number>
+}
 
 const unsupported = (reason: string): E.Either<BodyProblem, never> =>
   E.left({ _tag: 'UnsupportedMediaType', reason })
@@ -163,7 +170,8 @@ const bodyReadByHost = (ctx: Context): string | undefined => {
 
 const parseJson = (text: string): E.Either<BodyProblem, JsonBody> => {
   if (text.length === 0) return malformed('The request body is empty; it must be a JSON object.')
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+  const { tooDeep, names } = outlineJson(text, MAX_JSON_DEPTH)
+  if (tooDeep)
     return malformed(`The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`)
   let parsed: unknown
   try {
@@ -175,8 +183,8 @@ const parseJson = (text: string): E.Either<BodyProblem, JsonBody> => {
   const forbidden = MAY_NAME_FORBIDDEN.test(text) ? forbiddenKeyIn(parsed) : undefined
   if (forbidden !== undefined)
     return malformed(`The request body must not contain the key "${forbidden}", at any depth.`)
-  const repeated = typeof parsed === 'object' && parsed !== null ? repeatedMember(text) : undefined
+  const repeated = names.length > 1 ? repeatedMember(text, names) : undefined
   return repeated === undefined
-    ? E.right({ value: parsed, text })
+    ? E.right({ value: parsed, text, names })
     : malformed(`Invalid request: ${shownFieldName(repeated)} is given more than once.`)
 }

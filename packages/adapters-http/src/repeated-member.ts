@@ -1,17 +1,22 @@
+import { outlineJson } from './json-depth.js'
 import { forEachTopLevelMember } from './json-text.js'
 
 /**
  * The first member name that a valid JSON text's top-level object gives more than once, or undefined (an
- * array or a scalar has no members). JSON.parse keeps the last value and drops the others without a word
- * (RFC 8259, 4: the behaviour is "unpredictable"), and a proxy or validator in front may have read the
- * first. CONTRACT refuses unknown fields rather than drop them; refusing a repeated one is the service's
- * own extension of that rule. Every body of the contract is one flat object, so only its own members are
- * read, in one linear pass.
+ * array or a scalar has no members).
+ * JSON.parse keeps the last value and drops the others without a word (RFC 8259, 4: the behaviour is
+ * "unpredictable"), and a proxy or validator in front may have read the first. CONTRACT refuses unknown
+ * fields rather than drop them; refusing a repeated one is the service's own extension of that rule. Every
+ * body of the contract is one flat object, so only its own members' names are read, where `names` (the
+ * text's outline) has them.
  */
-export const repeatedMember = (text: string): string | undefined => {
+export const repeatedMember = (
+  text: string,
+  names: ReadonlyArray<number> = outlineJson(text, Number.POSITIVE_INFINITY).names,
+): string | undefined => {
   const seen = new Set<string>()
   let repeated: string | undefined
-  forEachTopLevelMember(text, (name) => {
+  forEachTopLevelMember(text, names, (name) => {
     if (seen.has(name)) repeated = name
     else seen.add(name)
     return repeated !== undefined

@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { memberIsSafeInteger } from '../src/integer-text.js'
+import { MAX_JSON_DEPTH, outlineJson } from '../src/json-depth.js'
+import { charactersRead } from './support/watch-calls.js'
 
 const MAX = BigInt(Number.MAX_SAFE_INTEGER)
 
@@ -136,5 +138,15 @@ describe('memberIsSafeInteger', () => {
       }),
       { numRuns: 2_000 },
     )
+  })
+
+  it('reads the member names where the outline found them, not the values between them again', async () => {
+    // The member walk read the text a character at a time, values included, after the outline had.
+    const text = `{"name":"x","tags":[${'0,'.repeat(20_000)}0],"categoryId":1}`
+    const { names } = outlineJson(text, MAX_JSON_DEPTH)
+    let found: boolean | undefined
+    const read = await charactersRead(() => (found = memberIsSafeInteger(text, 'categoryId', names)))
+    expect(found).toBe(true)
+    expect(read).toBeLessThan(100)
   })
 })

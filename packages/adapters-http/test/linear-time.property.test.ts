@@ -11,7 +11,7 @@ import { addressBucketOf, clientAddressFinder } from '../src/client-address.js'
 import { decodeListPetsQuery, decodePetId } from '../src/codecs.js'
 import { isHostValue } from '../src/header-lines.js'
 import { idempotencyKeyOf } from '../src/idempotency-key-header.js'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/json-depth.js'
+import { MAX_JSON_DEPTH, outlineJson } from '../src/json-depth.js'
 import { memberIsSafeInteger } from '../src/integer-text.js'
 import { parseQuery } from '../src/parse-query.js'
 import { readRefusedHead } from '../src/refused-head.js'
@@ -369,7 +369,7 @@ const tooDeep = E.left({
   _tag: 'MalformedRequest',
   reason: `The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`,
 })
-const deeperThanAllowed = (text: string) => nestsDeeperThan(text, MAX_JSON_DEPTH)
+const deeperThanAllowed = (text: string) => outlineJson(text, MAX_JSON_DEPTH).tooDeep
 const depths = [
   ...stringCases(
     'brackets, braces and escapes in a string',
@@ -420,7 +420,7 @@ const depths = [
 const DECODERS: ReadonlyArray<readonly [string, ReadonlyArray<Hostile>]> = [
   ['memberIsSafeInteger (integer-text.ts)', numbers],
   ['readJsonBody (read-json-body.ts)', bodies],
-  ['nestsDeeperThan (json-depth.ts) and readJsonBody', depths],
+  ['outlineJson (json-depth.ts) and readJsonBody', depths],
   ['parseQuery and decodeListPetsQuery (parse-query.ts, codecs.ts)', queries],
   ['bearerKey (authenticate.ts)', authorization],
   ['idempotencyKeyOf (idempotency-key-header.ts)', idempotencyKeys],

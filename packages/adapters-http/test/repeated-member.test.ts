@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { MAX_JSON_DEPTH, outlineJson } from '../src/json-depth.js'
 import { repeatedMember } from '../src/repeated-member.js'
+import { charactersRead } from './support/watch-calls.js'
 
 describe('repeatedMember', () => {
   it.each([
@@ -42,5 +44,14 @@ describe('repeatedMember', () => {
       ),
       { numRuns: 500 },
     )
+  })
+
+  it('reads the member names where the outline found them, not the values between them again', async () => {
+    const text = `{"name":"x","tags":"${'a'.repeat(20_000)}","digits":${'1'.repeat(20_000)},"name":"y"}`
+    const { names } = outlineJson(text, MAX_JSON_DEPTH)
+    let repeated: string | undefined
+    const read = await charactersRead(() => (repeated = repeatedMember(text, names)))
+    expect(repeated).toBe('name')
+    expect(read).toBeLessThan(100)
   })
 })

@@ -30,10 +30,14 @@ const INEXACT_CATEGORY_ID: Issue = {
 
 // Every issue of the body (CONTRACT: a 400 names every offending field): the decoder's, and a categoryId
 // that JSON.parse rounded into one the decoder takes, unless the decoder already named that field.
-const issuesOf = (decoded: ReturnType<typeof decodeNewPet>, text: string): ReadonlyArray<Issue> => {
+const issuesOf = (
+  decoded: ReturnType<typeof decodeNewPet>,
+  text: string,
+  names: ReadonlyArray<number>,
+): ReadonlyArray<Issue> => {
   const issues = E.isLeft(decoded) ? decoded.left.issues : []
   const named = issues.some((issue) => issue.field === 'categoryId')
-  return named || memberIsSafeInteger(text, 'categoryId') !== false
+  return named || memberIsSafeInteger(text, 'categoryId', names) !== false
     ? issues
     : [...issues, INEXACT_CATEGORY_ID]
 }
@@ -78,9 +82,9 @@ export const createPetHandler =
     if (E.isLeft(body)) return sendProblem(ctx, withOtherIssues(body.left, ctx))
     // A URL over MAX_URL_BYTES is a 400: after the 415 and 413 of the body, as CONTRACT orders them.
     if (!admitUrlLength(ctx)) return
-    const { value, text } = body.right
+    const { value, text, names } = body.right
     const input = decodeNewPet(value)
-    const issues = issuesOf(input, text)
+    const issues = issuesOf(input, text, names)
     const key = idempotencyKeyOf(ctx)
     const unknown = unknownQueryIssues(ctx.querystring)
     if (E.isLeft(input) || issues.length > 0 || E.isLeft(key) || unknown.length > 0)

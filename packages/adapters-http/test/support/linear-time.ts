@@ -49,11 +49,18 @@ export const jsonBody = (contentType: string, text: string): (() => unknown) => 
   return () => readJsonBody(requestWith({ 'content-type': contentType }, bytes))
 }
 
-/** What readJsonBody answers to a body that it takes: its value and text, unless it is too large. */
-export const parsed = (text: string) =>
-  Buffer.byteLength(text) > MAX_BODY_BYTES
-    ? E.left({ _tag: 'PayloadTooLarge', limit: MAX_BODY_BYTES })
-    : E.right({ value: JSON.parse(text) as unknown, text })
+/**
+ * What readJsonBody answers to a body that it takes: its value, its text and where its top-level member
+ * names open (as many numbers as the members of a text that gives no name twice), unless it is too large.
+ */
+export const parsed = (text: string) => {
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES)
+    return E.left({ _tag: 'PayloadTooLarge', limit: MAX_BODY_BYTES })
+  const value = JSON.parse(text) as unknown
+  const members =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value).length : 0
+  return E.right({ value, text, names: Array.from({ length: members }, (): unknown => expect.any(Number)) })
+}
 
 /** The cases of a decoder of one string: the input around each unit's run, and the answer to it. */
 export const stringCases = (
