@@ -2,8 +2,8 @@ import { outlineJson } from './json-depth.js'
 import { forEachTopLevelMember } from './json-text.js'
 
 /**
- * The first member name that a valid JSON text's top-level object gives more than once, or undefined (an
- * array or a scalar has no members).
+ * The first member name that a valid JSON text's top-level object gives more than once among its first
+ * `firstMembers` members (all of them unless told), or undefined (an array or a scalar has no members).
  * JSON.parse keeps the last value and drops the others without a word (RFC 8259, 4: the behaviour is
  * "unpredictable"), and a proxy or validator in front may have read the first. CONTRACT refuses unknown
  * fields rather than drop them; refusing a repeated one is the service's own extension of that rule. Every
@@ -13,13 +13,14 @@ import { forEachTopLevelMember } from './json-text.js'
 export const repeatedMember = (
   text: string,
   names: ReadonlyArray<number> = outlineJson(text, Number.POSITIVE_INFINITY).names,
+  firstMembers: number = Number.POSITIVE_INFINITY,
 ): string | undefined => {
   const seen = new Set<string>()
   let repeated: string | undefined
   forEachTopLevelMember(text, names, (name) => {
     if (seen.has(name)) repeated = name
     else seen.add(name)
-    return repeated !== undefined
+    return repeated !== undefined || seen.size >= firstMembers
   })
   return repeated
 }

@@ -27,8 +27,25 @@ export const shownFieldName = (key: string) =>
   key === '' ? '""' : key.length <= LONGEST_NAME ? key : `${key.slice(0, LONGEST_NAME)}…`
 
 /**
+ * The issues of `count` unknown keys, of which `unknown` holds the first: UNKNOWN_NAMED of them named, the
+ * others counted, so a flood of keys gets a short answer.
+ */
+export const unknownKeyIssues = (
+  unknown: ReadonlyArray<string>,
+  count: number,
+  known: ReadonlyArray<string>,
+  what: string,
+): ReadonlyArray<Issue> => {
+  const problem = `is not ${what} (allowed: ${known.length === 0 ? 'none' : known.join(', ')})`
+  const named = unknown.slice(0, UNKNOWN_NAMED)
+  const issues: Array<Issue> = named.map((key) => ({ field: shownFieldName(key), problem }))
+  if (count > named.length) issues.push({ field: `${count - named.length} more`, problem: 'are unknown too' })
+  return issues
+}
+
+/**
  * `decoded`, unless `input` has keys outside `known` or `extra` is not empty: then every issue, the
- * unknown keys past UNKNOWN_NAMED counted, not named, so a flood of keys gets a short answer.
+ * unknown keys past UNKNOWN_NAMED counted, not named (unknownKeyIssues).
  */
 export const refuseUnknownKeys = <A>(
   input: object,
@@ -39,12 +56,13 @@ export const refuseUnknownKeys = <A>(
 ): E.Either<InvalidInput, A> => {
   const unknown = Object.keys(input).filter((key) => !known.includes(key))
   if (unknown.length === 0 && extra.length === 0) return decoded
-  const problem = `is not ${what} (allowed: ${known.length === 0 ? 'none' : known.join(', ')})`
-  const issues: Array<Issue> = [...(E.isLeft(decoded) ? decoded.left.issues : []), ...extra]
-  for (const key of unknown.slice(0, UNKNOWN_NAMED)) issues.push({ field: shownFieldName(key), problem })
-  if (unknown.length > UNKNOWN_NAMED)
-    issues.push({ field: `${unknown.length - UNKNOWN_NAMED} more`, problem: 'are unknown too' })
-  return E.left(invalidInput(issues))
+  return E.left(
+    invalidInput([
+      ...(E.isLeft(decoded) ? decoded.left.issues : []),
+      ...extra,
+      ...unknownKeyIssues(unknown, unknown.length, known, what),
+    ]),
+  )
 }
 
 /** The fields a new pet may have. */

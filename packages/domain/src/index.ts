@@ -16,6 +16,7 @@ export {
   refuseUnknownKeys,
   shownFieldName,
   UNKNOWN_NAMED,
+  unknownKeyIssues,
 } from './decode.js'
 export * from './errors.js'
 export * from './idempotency.js'

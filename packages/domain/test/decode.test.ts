@@ -9,6 +9,7 @@ import {
   PetStatus,
   refuseUnknownKeys,
   UNKNOWN_NAMED,
+  unknownKeyIssues,
   type Issue,
 } from '../src/index.js'
 
@@ -131,6 +132,23 @@ describe('refuseUnknownKeys', () => {
 
   it('keeps the decoded value when every key is known and nothing else is wrong', () => {
     expect(refuseUnknownKeys({ a: 1 }, ['a'], 'known', E.right(1))).toEqual(E.right(1))
+  })
+})
+
+describe('unknownKeyIssues', () => {
+  it('names the first unknown keys it is given, and counts the others of the count, unlisted', () => {
+    // A caller that read only the first names of 5,000 (createPet, from a body's text) gives their count.
+    const problem = 'is not a field (allowed: a, b)'
+    const first = Array.from({ length: UNKNOWN_NAMED }, (_, i) => `k${i}`)
+    expect(unknownKeyIssues(first, 5_000, ['a', 'b'], 'a field')).toEqual([
+      ...first.map((field) => ({ field, problem })),
+      { field: `${5_000 - UNKNOWN_NAMED} more`, problem: 'are unknown too' },
+    ])
+    expect(unknownKeyIssues(['x', 'y'], 3, [], 'known')).toEqual([
+      { field: 'x', problem: 'is not known (allowed: none)' },
+      { field: 'y', problem: 'is not known (allowed: none)' },
+      { field: '1 more', problem: 'are unknown too' },
+    ])
   })
 })
 

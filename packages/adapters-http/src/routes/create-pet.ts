@@ -1,4 +1,15 @@
-import { decodeNewPet, invalidInput, MAX_ID, type CreatePetError, type Issue } from '@pets/domain'
+import {
+  decodeNewPet,
+  invalidInput,
+  MAX_ID,
+  NEW_PET_FIELDS,
+  UNKNOWN_NAMED,
+  unknownKeyIssues,
+  type CreatePetError,
+  type InvalidInput,
+  type Issue,
+  type NewPet,
+} from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { encodePet, HEADERS } from '@pets/wire'
@@ -7,7 +18,8 @@ import { unknownQueryIssues } from '../codecs.js'
 import { memberIsSafeInteger } from '../integer-text.js'
 import { idempotencyKeyOf } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
-import { readJsonBody } from '../read-json-body.js'
+import { forEachTopLevelMember } from '../json-text.js'
+import { MAX_MEMBERS, readJsonBody } from '../read-json-body.js'
 import { requestFingerprint } from '../request-fingerprint.js'
 import { withRequestSpan } from '../request-span.js'
 import type { HttpContext } from '../request-state.js'
@@ -40,6 +52,34 @@ const issuesOf = (
   return named || memberIsSafeInteger(text, 'categoryId', names) !== false
     ? issues
     : [...issues, INEXACT_CATEGORY_ID]
+}
+
+const KNOWN_FIELDS: ReadonlyArray<string> = NEW_PET_FIELDS
+
+// A body of more than MAX_MEMBERS members has unknown ones (a new pet has 3, and readJsonBody found no name
+// given twice among the first MAX_MEMBERS): its fields are decoded, the first UNKNOWN_NAMED unknown names read
+// from the text in the order sent, and the other members counted, not listed (one given twice past the
+// first MAX_MEMBERS among them). Object.keys of 5,000 members cost 0.6 times the JSON.parse that made them.
+const decodeCrowded = (
+  value: Readonly<Record<string, unknown>>,
+  text: string,
+  names: ReadonlyArray<number>,
+) => {
+  const fields: Record<string, unknown> = {}
+  for (const field of KNOWN_FIELDS) if (Object.hasOwn(value, field)) fields[field] = value[field]
+  const unknown: Array<string> = []
+  forEachTopLevelMember(text, names, (name) => {
+    if (!KNOWN_FIELDS.includes(name)) unknown.push(name)
+    return unknown.length === UNKNOWN_NAMED
+  })
+  const decoded = decodeNewPet(fields)
+  const count = names.length - Object.keys(fields).length
+  return E.left<InvalidInput, NewPet>(
+    invalidInput([
+      ...(E.isLeft(decoded) ? decoded.left.issues : []),
+      ...unknownKeyIssues(unknown, count, KNOWN_FIELDS, 'a field of a new pet'),
+    ]),
+  )
 }
 
 // A host whose store keeps no record of requests with a key answers them 501.
@@ -83,7 +123,10 @@ export const createPetHandler =
     // A URL over MAX_URL_BYTES is a 400: after the 415 and 413 of the body, as CONTRACT orders them.
     if (!admitUrlLength(ctx)) return
     const { value, text, names } = body.right
-    const input = decodeNewPet(value)
+    const input =
+      names.length > MAX_MEMBERS
+        ? decodeCrowded(value as Readonly<Record<string, unknown>>, text, names)
+        : decodeNewPet(value)
     const issues = issuesOf(input, text, names)
     const key = idempotencyKeyOf(ctx)
     const unknown = unknownQueryIssues(ctx.querystring)
