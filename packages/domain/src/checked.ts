@@ -69,9 +69,22 @@ export const describeErrors = (errors: t.Errors): ReadonlyArray<Issue> => {
   return [...issues.values()]
 }
 
-/** How many Unicode code points a string has (a surrogate pair is one): what people count as characters. */
+/**
+ * How many Unicode code points a string has (a surrogate pair is one, a lone half one too, as `for…of`
+ * counts them): what people count as characters. An index loop: the string iterator took 12 ns a character,
+ * 0.75 ms for a 64 KiB name.
+ */
 export const countCodePoints = (s: string): number => {
-  let n = 0
-  for (const _ of s) n++
+  let n = s.length
+  for (let i = 0; i < s.length - 1; i++) {
+    const code = s.charCodeAt(i)
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = s.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--
+        i++
+      }
+    }
+  }
   return n
 }

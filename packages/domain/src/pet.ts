@@ -45,8 +45,10 @@ export const CategoryId = boundedInteger<CategoryId>('CategoryId', 1, MAX_ID)
 // unpaired surrogate (PostgreSQL keeps neither); kept exactly as sent, never trimmed.
 const nameProblem = (s: string): string | undefined => {
   if (!/\S/u.test(s)) return 'must contain at least one character that is not white space'
-  if (s.length > MAX_NAME_LENGTH && countCodePoints(s) > MAX_NAME_LENGTH)
-    return `must be at most ${MAX_NAME_LENGTH} characters long (it has ${countCodePoints(s)})`
+  // Counted once, and only when its UTF-16 units are more than the code points allowed.
+  const codePoints = s.length > MAX_NAME_LENGTH ? countCodePoints(s) : s.length
+  if (codePoints > MAX_NAME_LENGTH)
+    return `must be at most ${MAX_NAME_LENGTH} characters long (it has ${codePoints})`
   if (s.includes('\u0000')) return 'must not contain the character U+0000'
   // With the u flag, a surrogate pair is one code point, so only an unpaired half matches.
   if (/[\uD800-\uDFFF]/u.test(s)) return 'must not contain unpaired surrogates'
