@@ -4,7 +4,7 @@ import type { Context } from 'koa'
 import { continueToBody } from './continue-on-read.js'
 import { sentMoreThanOnce } from './header-lines.js'
 import { MAX_JSON_DEPTH, outlineJson } from './json-depth.js'
-import { repeatedMember } from './repeated-member.js'
+import { MAX_MEMBERS, repeatedMember } from './repeated-member.js'
 import { readBodyBytes } from './read-body-bytes.js'
 import type { MalformedRequest, NotImplemented, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
 
@@ -16,13 +16,6 @@ export const BODY_TIMEOUT_MS = 10_000
 export type ReadJsonBodyOptions = { readonly timeoutMs?: number }
 
 type BodyProblem = NotImplemented | UnsupportedMediaType | PayloadTooLarge | MalformedRequest
-
-/**
- * Every body of the contract is one object of at most 3 members. A body of more than MAX_MEMBERS is answered
- * from its first members: a name given twice among them is refused as any body's, and the names past them are
- * counted, never gathered (ARCHITECTURE.md, "Made by hand, on purpose", the repeated members' row).
- */
-export const MAX_MEMBERS = 64
 
 /**
  * A parsed body, with its text: what JSON.parse cannot tell (a number's digits) is read there; and where
