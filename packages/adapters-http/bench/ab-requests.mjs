@@ -9,11 +9,11 @@
 // (the figure that a shared machine disturbs least) and wrk's requests per second: the median of
 // the rounds with their range, and B against A as the median of the rounds' own ratios.
 // Options: --rounds=6, --seconds=4 per load, --connections=16, --kinds=list 20,create,pages (all).
-import { execFile, fork } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { serveMemoryApp } from './serve-memory-app.mjs'
+import { forkMemoryApp, serveMemoryApp } from './serve-memory-app.mjs'
 
 const option = (name, fallback) =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
@@ -22,16 +22,7 @@ const BODY = '{"name":"Rex","categoryId":1}'
 
 const serve = (dist) => serveMemoryApp({ dist, key: KEY, seeded: 100 })
 
-const startServer = async (dist) => {
-  const child = fork(new URL(import.meta.url).pathname, ['serve', dist])
-  const port = await new Promise((ok) => child.once('message', (m) => ok(m.port)))
-  const cpuUs = () =>
-    new Promise((ok) => {
-      child.once('message', (m) => ok(m.cpu.user + m.cpu.system))
-      child.send('cpu')
-    })
-  return { port, cpuUs, stop: () => child.kill() }
-}
+const startServer = (dist) => forkMemoryApp(import.meta.url, dist)
 
 const wrk = (args) =>
   new Promise((ok, fail) => execFile('wrk', args, (error, stdout) => (error ? fail(error) : ok(stdout))))

@@ -11,11 +11,10 @@
 // this process, and whether every build answered alike. Options: --rounds=5, --requests=30 per round,
 // --only=text (shapes whose name holds it, the typical ones always).
 import { Buffer } from 'node:buffer'
-import { fork } from 'node:child_process'
 import { Agent, request } from 'node:http'
 import { resolve } from 'node:path'
 import { URLSearchParams } from 'node:url'
-import { serveMemoryApp } from './serve-memory-app.mjs'
+import { forkMemoryApp, serveMemoryApp } from './serve-memory-app.mjs'
 
 const option = (name, fallback) =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
@@ -89,13 +88,7 @@ const SHAPES = {
 }
 
 const startServer = async (name, dist) => {
-  const child = fork(new URL(import.meta.url).pathname, ['serve', dist])
-  const port = await new Promise((ok) => child.once('message', (m) => ok(m.port)))
-  const cpuUs = () =>
-    new Promise((ok) => {
-      child.once('message', (m) => ok(m.cpu.user + m.cpu.system))
-      child.send('cpu')
-    })
+  const { port, cpuUs, stop } = await forkMemoryApp(import.meta.url, dist)
   const agent = new Agent({ keepAlive: true, maxSockets: 8 })
   const send = ({ method, path, body }) =>
     new Promise((ok, fail) => {
@@ -123,7 +116,7 @@ const startServer = async (name, dist) => {
     )
     return ((await cpuUs()) - before) / n
   }
-  return { name, send, cpuPerRequest, stop: () => (child.kill(), agent.destroy()) }
+  return { name, send, cpuPerRequest, stop: () => (stop(), agent.destroy()) }
 }
 
 // The least CPU µs of seven runs of `work` in this process.

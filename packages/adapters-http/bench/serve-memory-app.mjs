@@ -1,6 +1,7 @@
 // The bench scripts' server, run in a child process so that its CPU time is its own: the pets API
 // of the build at `dist` on the in-memory store, no log, `seeded` pets first, one key. It tells its
 // parent the port it listens on, and its CPU time whenever asked ('cpu').
+import { fork } from 'node:child_process'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -26,4 +27,17 @@ export const serveMemoryApp = async ({ dist, key, seeded = 0 }) => {
   process.on('message', (message) => {
     if (message === 'cpu') process.send({ cpu: process.cpuUsage() })
   })
+}
+
+// The parent's side: forks `script` (a bench script's own URL, which runs serveMemoryApp when given `serve`)
+// on the build at `dist`; the server's port, its CPU time in µs when asked, and how to stop it.
+export const forkMemoryApp = async (script, dist) => {
+  const child = fork(new URL(script).pathname, ['serve', dist])
+  const port = await new Promise((ok) => child.once('message', (m) => ok(m.port)))
+  const cpuUs = () =>
+    new Promise((ok) => {
+      child.once('message', (m) => ok(m.cpu.user + m.cpu.system))
+      child.send('cpu')
+    })
+  return { port, cpuUs, stop: () => child.kill() }
 }
