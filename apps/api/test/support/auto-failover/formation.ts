@@ -150,13 +150,25 @@ export const startFormation = async (o: FormationOptions = {}): Promise<Formatio
       const writable = await Promise.all(nodes.map((n) => acceptsWrites(n)))
       return writable.filter(Boolean).length === 1 ? publicNode(nodes[writable.indexOf(true)]!) : undefined
     },
-    performSwitchover: async () =>
-      void (await runAsPostgres(
-        'pg_autoctl',
-        ['perform', 'switchover', '--monitor', m.url, '--wait', '60'],
-        env,
-        90_000,
-      )),
+    performSwitchover: async () => {
+      // A refusal at once (the monitor not yet seeing the standby as ready, on a busy machine) is asked again,
+      // three times at most; a switchover that began and failed is not.
+      for (let attempt = 1; ; attempt++) {
+        const askedAt = Date.now()
+        try {
+          await runAsPostgres(
+            'pg_autoctl',
+            ['perform', 'switchover', '--monitor', m.url, '--wait', '60'],
+            env,
+            90_000,
+          )
+          return
+        } catch (error) {
+          if (attempt === 3 || Date.now() - askedAt > 10_000) throw error
+          await new Promise((resolve) => setTimeout(resolve, 2_000))
+        }
+      }
+    },
     killPrimary: async () => {
       const node = await primary()
       await byName(node.name).autoctl.kill()

@@ -68,7 +68,10 @@ export const sharedFailover = (
     const done = EVENTS[event](f).then(() => Date.now())
     // Each watcher awaits it; until then, a failure must not count as unhandled.
     done.catch(() => {})
-    const writable = await f.waitForNewPrimaryWritable(first)
+    // A switchover that fails says why (pg_autoctl's output), not "no node took a write" a minute later.
+    const failed = done.then(() => new Promise<never>(() => {}))
+    failed.catch(() => {}) // a failure after the new primary took a write is the watchers' (they await done)
+    const writable = await Promise.race([f.waitForNewPrimaryWritable(first), failed])
     return { eventAt, previous: first, writable, done }
   }
   return {
