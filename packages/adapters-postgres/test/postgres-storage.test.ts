@@ -4,7 +4,7 @@ import { describeStorageContract, pollUntil, run } from '@pets/domain/testing'
 import * as O from 'fp-ts/lib/Option.js'
 import pg from 'pg'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { createPostgresStorage, type PostgresStorageOptions } from '../src/index.js'
+import { createPostgresStorage, type PostgresStorageOptions, type StorageLog } from '../src/index.js'
 import { openFreshDatabase, startTestPgBouncer, type TestPgBouncer } from '../src/testing/index.js'
 import { startSilentProxy } from './support/silent-proxy.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
@@ -75,6 +75,13 @@ describe("the PostgreSQL storage's authenticator", () => {
   })
 })
 
+// The storage's log as lines kept in order.
+const recordedLines = () => {
+  const lines: Array<{ level: string; message: string; fields: Readonly<Record<string, unknown>> }> = []
+  const log: StorageLog = (level, message, fields = {}) => void lines.push({ level, message, fields })
+  return { lines, log }
+}
+
 describe("the PostgreSQL storage's lines for calls it cannot serve", () => {
   const { open, track } = useFreshDatabases()
   const everything = { limit: 100, after: 0 as PageCursor }
@@ -84,12 +91,12 @@ describe("the PostgreSQL storage's lines for calls it cannot serve", () => {
     const target = new URL(fresh.url)
     const proxy = await startSilentProxy({ host: target.hostname, port: Number(target.port || 5432) })
     track(proxy)
-    const lines: Array<{ level: string; message: string; fields: Readonly<Record<string, unknown>> }> = []
+    const { lines, log } = recordedLines()
     const storage = createPostgresStorage({
       url: proxy.through(fresh.url),
       connectionTimeoutMs: 300,
       statementTimeoutMs: 300,
-      log: (level, message, fields = {}) => void lines.push({ level, message, fields }),
+      log,
     })
     track(storage)
     await run(storage.pets.list(everything))
@@ -138,11 +145,11 @@ describe("the PostgreSQL storage's lines for calls it cannot serve", () => {
 
   it('says in one line that the connections a pg_terminate_backend broke are replaced, without a stack', async () => {
     const fresh = await open()
-    const lines: Array<{ level: string; message: string; fields: Readonly<Record<string, unknown>> }> = []
+    const { lines, log } = recordedLines()
     const storage = createPostgresStorage({
       url: fresh.url,
       applicationName: 'broken-lines',
-      log: (level, message, fields = {}) => void lines.push({ level, message, fields }),
+      log,
     })
     track(storage)
     // Four connections, idle in the pool once answered.
@@ -169,11 +176,11 @@ describe("the PostgreSQL storage's lines for calls it cannot serve", () => {
 
   it('says in one line that the LISTEN connection is lost, whatever the tries to connect again, and in one that it hears again', async () => {
     const fresh = await open()
-    const lines: Array<{ level: string; message: string; fields: Readonly<Record<string, unknown>> }> = []
+    const { lines, log } = recordedLines()
     const storage = createPostgresStorage({
       url: fresh.url,
       applicationName: 'listen-lines',
-      log: (level, message, fields = {}) => void lines.push({ level, message, fields }),
+      log,
     })
     track(storage)
     await storage.start()
