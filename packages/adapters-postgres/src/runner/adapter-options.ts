@@ -22,3 +22,9 @@ export const reportAs = (options: PostgresAdapterOptions, operation: string): Tr
   ...(options.onUnavailable === undefined ? {} : { onUnavailable: options.onUnavailable }),
   ...(options.onServed === undefined ? {} : { onServed: options.onServed }),
 })
+
+/** reportAs for a call that only reads: it runs once more when its connection is lost under it (unavailable.ts). */
+export const readAs = (options: PostgresAdapterOptions, operation: string): TryStoreOptions => ({
+  ...reportAs(options, operation),
+  readOnly: true,
+})

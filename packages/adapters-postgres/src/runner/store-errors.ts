@@ -94,6 +94,30 @@ export const classifyStoreError = (error: unknown, depth = 0): StoreErrorKind =>
   return 'defect'
 }
 
+// The socket of a connection that was open closed under its statement (pg's words, or node's codes).
+const SOCKET_LOST = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED'])
+// The server ended the session: an administrator's pg_terminate_backend or a fast shutdown (57P01), a crash
+// of another backend (57P02).
+const SESSION_ENDED = new Set(['57P01', '57P02'])
+const LOST_MESSAGES = ['Connection terminated unexpectedly', 'Client has encountered a connection error']
+
+/**
+ * Whether the connection under a statement was lost after it was opened: the server ended the session or
+ * the socket closed (class 08 but 08001 and 08004, which say no session was opened). A read may run once
+ * more on another connection. Not a timeout (it would wait as long again), not a failure to connect (the
+ * pool's own to retry), not a session that refused a write.
+ */
+export const lostSession = (error: unknown, depth = 0): boolean => {
+  if (typeof error !== 'object' || error === null || depth > 8 || connectionFailures.has(error)) return false
+  const { code, message, cause } = error as ErrorFields
+  if (typeof code === 'string') {
+    if (SOCKET_LOST.has(code) || SESSION_ENDED.has(code)) return true
+    if (code.startsWith('08')) return code !== '08001' && code !== '08004'
+  } else if (typeof message === 'string' && LOST_MESSAGES.some((lost) => message.startsWith(lost)))
+    return true
+  return lostSession(cause, depth + 1)
+}
+
 /** Whether an error means the store cannot serve now (a deadlock or serialization failure too), not a bug. */
 export const isUnavailableError = (error: unknown): boolean => classifyStoreError(error) !== 'defect'
 

@@ -2,7 +2,7 @@ import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api'
 import { storeRefusesWrites, storeUnavailable, type StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import { classifyStoreError, refusesWrites, sqlstateOf } from './store-errors.js'
+import { classifyStoreError, lostSession, refusesWrites, sqlstateOf } from './store-errors.js'
 import { recording, tracer } from './tracer.js'
 
 /** One call that the adapter answered `StoreUnavailable` (a 503): what it was, and why. */
@@ -11,7 +11,7 @@ export type UnavailableEvent = {
   readonly operation: string
   /** PostgreSQL's SQLSTATE, such as `57014`; absent when the server never answered (a network error, a timeout of pg's). */
   readonly sqlstate?: string
-  /** Whether the call had been run once more after a deadlock or serialization failure. */
+  /** Whether the call had been run once more (after a deadlock, a serialization failure, or a read's lost connection). */
   readonly retried: boolean
   readonly error: unknown
 }
@@ -22,9 +22,15 @@ export type OnUnavailable = (event: UnavailableEvent) => void
 /** Told of every call that PostgreSQL served, before its caller has the answer: it must be cheap, and not throw. */
 export type OnServed = () => void
 
-/** Where a call is reported: its operation's name, and whom to tell. */
+/** Where a call is reported: its operation's name, and whom to tell; and whether it only reads. */
 export type TryStoreOptions = {
   readonly operation?: string
+  /**
+   * The call only reads: when the connection under it is lost (the server ended the session, the socket
+   * closed), it runs once more on another connection, as a deadlock's does. Never for a write: its commit
+   * may have happened before the connection went.
+   */
+  readonly readOnly?: boolean
   readonly onUnavailable?: OnUnavailable
   readonly onServed?: OnServed
 }
@@ -58,7 +64,8 @@ const report = (options: TryStoreOptions, event: UnavailableEvent) => {
 
 /**
  * Runs a database call: unavailable becomes a left StoreUnavailable, reported once; a deadlock or a
- * serialization failure runs once more first (one statement: nothing was left behind); a bug is rethrown.
+ * serialization failure runs once more first (one statement: nothing was left behind), and so does a read
+ * whose connection was lost (`readOnly`); a bug is rethrown.
  */
 export const tryStore = <A>(
   query: () => Promise<A>,
@@ -92,9 +99,12 @@ export const storeCall = <A>(
       }
       const fail = (error: unknown) => {
         const kind = classifyStoreError(error)
-        if (kind !== 'retry' || attempt > 1) ended(error)
+        const again =
+          attempt === 1 &&
+          (kind === 'retry' || (kind === 'unavailable' && options.readOnly === true && lostSession(error)))
+        if (!again) ended(error)
         if (kind === 'defect') return reject(error)
-        if (kind === 'retry' && attempt === 1) {
+        if (again) {
           attempt++
           if (!recording(parent)) return context.with(parent, begin)
           retry = tracer().startSpan(

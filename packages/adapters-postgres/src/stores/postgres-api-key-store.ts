@@ -12,6 +12,7 @@ import {
   type ListenOptions,
   type OnServed,
   type OnUnavailable,
+  readAs,
   reportAs,
   tryStore,
 } from '../runner/index.js'
@@ -98,7 +99,7 @@ export const createPostgresApiKeyStore = <DB extends Database>(
           .where('digest', '=', digest)
           .where('revoked_at', 'is', null)
           .executeTakeFirst(),
-      reportAs(options, 'apiKeys.authenticate'),
+      readAs(options, 'apiKeys.authenticate'),
     )
 
   const fromIndex = (digest: string): O.Option<ApiKeyOwner> | undefined => {
@@ -156,7 +157,7 @@ export const createPostgresApiKeyStore = <DB extends Database>(
         TE.chain(() =>
           tryStore(
             () => db.selectFrom('api_keys').select(recordColumns).orderBy('id').execute(),
-            reportAs(options, 'apiKeys.list'),
+            readAs(options, 'apiKeys.list'),
           ),
         ),
         TE.map((rows) => rows.map(toRecord)),

@@ -8,6 +8,7 @@ import {
   type KyselyOf,
   withOurTables,
   type PostgresAdapterOptions,
+  readAs,
   reportAs,
   tryStore,
 } from '../runner/index.js'
@@ -81,7 +82,7 @@ const usageLogOn = (
             .orderBy(sql`key_id collate "C"`)
             .orderBy(sql`operation collate "C"`)
             .execute(),
-        reportAs(options, 'usageLog.list'),
+        readAs(options, 'usageLog.list'),
       ),
       TE.map((rows) => rows.map(toEntry)),
     ),

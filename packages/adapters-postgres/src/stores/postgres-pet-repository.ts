@@ -7,6 +7,7 @@ import {
   intentLifetimeOf,
   type PostgresAdapterOptions,
   type PostgresHandle,
+  readAs,
   reportAs,
   type Statement,
   storeCall,
@@ -49,9 +50,8 @@ export const createPostgresPetRepository = (
   options: PostgresAdapterOptions = {},
 ): PetRepository => {
   const lockTimeout = String(options.lockTimeoutMs ?? runner.lockTimeoutMs)
-  const [onAdd, onFind, onList] = ['pets.add', 'pets.findById', 'pets.list'].map((operation) =>
-    reportAs(options, operation),
-  )
+  const onAdd = reportAs(options, 'pets.add')
+  const [onFind, onList] = [readAs(options, 'pets.findById'), readAs(options, 'pets.list')]
   const run = runner.runPrepared
   const rowsOf = (
     statement: Statement<Pet>,
