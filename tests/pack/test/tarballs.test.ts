@@ -76,6 +76,23 @@ describe('the packed packages', () => {
     },
   )
 
+  // tsc leaves in dist/ the output of a source since deleted, which a tarball would ship (each build clears
+  // dist/). apps/api's bundle, dist/bin/, is made from dist/ (and cleared) by its scripts/bundle.mjs.
+  it.each(packages)(
+    '$manifest.name ships no file in dist/ but the output of a file in src/',
+    ({ tarball }) => {
+      const files = filesOf(tarball)
+      const sources = new Set(files.filter((f) => f.startsWith('src/')))
+      const stale = files.filter(
+        (f) =>
+          f.startsWith('dist/') &&
+          !f.startsWith('dist/bin/') &&
+          !sources.has(f.replace(/^dist\//, 'src/').replace(/\.(js|d\.ts)(\.map)?$/, '.ts')),
+      )
+      expect(stale, 'files of dist/ whose source is gone: run the build again').toEqual([])
+    },
+  )
+
   it.each(packages)('$manifest.name has in its tarball every file its exports map names', ({ tarball }) => {
     const files = filesOf(tarball)
     for (const target of Object.values(packedManifest(tarball).exports ?? {}))
