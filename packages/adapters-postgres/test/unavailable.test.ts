@@ -8,7 +8,7 @@ import {
   tryStore,
   type UnavailableEvent,
 } from '../src/index.js'
-import { connectionFailed } from '../src/runner/store-errors.js'
+import { connectionFailed, lostSession } from '../src/runner/store-errors.js'
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code })
 
@@ -212,4 +212,88 @@ describe('tryStore, retrying and reporting', () => {
     })()
     expect(answer).toEqual(E.left(detailed(storeUnavailable(outage), 'unknown', '57P01')))
   })
+
+  const reportingReads = (readOnly: boolean) => {
+    const events: Array<UnavailableEvent> = []
+    const onUnavailable = (event: UnavailableEvent) => void events.push(event)
+    return { events, options: { operation: 'pets.list', readOnly, onUnavailable } }
+  }
+  const terminated = withCode('57P01', 'terminating connection due to administrator command')
+
+  it('runs once more when its connection was lost, and reports nothing when that succeeds', async () => {
+    const { events, options } = reportingReads(true)
+    const { query, calls } = failingTimes(1, terminated)
+    expect(await tryStore(query, options)()).toEqual(E.right('done'))
+    expect(calls()).toBe(2)
+    expect(events).toEqual([])
+  })
+
+  it('answers StoreUnavailable, retried, when the second connection is lost too', async () => {
+    const { events, options } = reportingReads(true)
+    const reset = withCode('ECONNRESET')
+    const { query, calls } = failingTimes(5, reset)
+    expect(await tryStore(query, options)()).toEqual(
+      E.left({
+        ...storeUnavailable(reset),
+        details: { operation: 'pets.list', sqlstate: null, retried: true },
+      }),
+    )
+    expect(calls()).toBe(2)
+    expect(events).toEqual([{ operation: 'pets.list', retried: true, error: reset }])
+  })
+
+  it('is not run again after a timeout, a refused connection or a lost connection of a write', async () => {
+    for (const [readOnly, error] of [
+      [true, withCode('57014', 'canceling statement due to statement timeout')],
+      [true, new Error('Query read timeout')],
+      [true, connectionFailed(withCode('ECONNREFUSED'))],
+      [false, terminated],
+    ] as const) {
+      const { events, options } = reportingReads(readOnly)
+      const { query, calls } = failingTimes(5, error)
+      expect(await tryStore(query, options)()).toMatchObject(
+        E.left({ _tag: 'StoreUnavailable', details: { retried: false } }),
+      )
+      expect(calls()).toBe(1)
+      expect(events).toHaveLength(1)
+    }
+  })
+})
+
+describe('lostSession', () => {
+  it.each([
+    ['a reset socket', withCode('ECONNRESET')],
+    ['a broken pipe', withCode('EPIPE')],
+    [
+      'an administrator ending the session',
+      withCode('57P01', 'terminating connection due to administrator command'),
+    ],
+    ['a crash of another backend', withCode('57P02')],
+    ['a connection failure the server names', withCode('08006')],
+    ['a protocol violation (a pooler dropping its client)', withCode('08P01')],
+    ["pg's closed socket", new Error('Connection terminated unexpectedly')],
+    [
+      "pg's client that broke before",
+      new Error('Client has encountered a connection error and is not queryable'),
+    ],
+    ['a cause that is one of these', new Error('wrapped', { cause: withCode('57P01') })],
+  ])('is true for %s', (_, error) => expect(lostSession(error)).toBe(true))
+
+  it.each([
+    ['a statement timeout (it would wait as long again)', withCode('57014')],
+    ["pg's own query timeout", new Error('Query read timeout')],
+    ['a connect timeout', new Error('Connection terminated due to connection timeout')],
+    ['a connection never opened', withCode('08001')],
+    ['a server refusing TLS', withCode('08004')],
+    ['a refused connection', withCode('ECONNREFUSED')],
+    ['a timed-out socket', withCode('ETIMEDOUT')],
+    ['a server starting up', withCode('57P03')],
+    ['a dropped database', withCode('57P04')],
+    ['a read-only transaction', withCode('25006')],
+    ['too many connections', withCode('53300')],
+    ['a deadlock (retried on its own account)', withCode('40P01')],
+    ['an error met while opening the connection', connectionFailed(withCode('57P01'))],
+    ['a bug', new TypeError('a bug')],
+    ['no object', 'ECONNRESET'],
+  ])('is false for %s', (_, error) => expect(lostSession(error)).toBe(false))
 })
