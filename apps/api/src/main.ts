@@ -16,12 +16,13 @@ import { runPrimary } from './run-primary.js'
 import { serve } from './serve.js'
 import { apiVersion } from './version.js'
 
-const USAGE = `Usage:
-animal-store [serve]                   run the service (configured by environment variables: see the README)
+// The commands' lines, as `--help` prints them below "Usage:" and a mistyped command below its message.
+const COMMANDS = `animal-store [serve]                   run the service (configured by environment variables: see the README)
 animal-store migrate                   bring the PostgreSQL schema up to date
 ${OPENAPI_USAGE}
 ${KEYS_USAGE}
 animal-store version                   print the version of this release (also --version)`
+const USAGE = `Usage:\n${COMMANDS}`
 
 // One line, or a heading line and its items below it: `animal-store: cannot start:` then `  - PORT …`
 // (a command's heading is `animal-store: keys list: cannot run:`).
@@ -112,7 +113,7 @@ const runCommand = async ([command, ...rest]: ReadonlyArray<string>, named: stri
     return output.print(apiVersion())
   // Known before the configuration is read: an unknown command is named so, whatever the variables say.
   const known = (command === 'migrate' && rest.length === 0) || command === 'keys' || command === 'openapi'
-  if (!known) return fail([`unknown command "${[command, ...rest].join(' ')}"; usage:\n${USAGE}`])
+  if (!known) return fail([`unknown command "${[command, ...rest].join(' ')}"; usage:\n${COMMANDS}`])
   const config = configOf(command, named)
   if (command === 'migrate')
     return (await import('./commands/migrate.js')).migrateCommand(config, output.print)

@@ -103,13 +103,41 @@ describe('the bin, run as a file of its own', () => {
       const run = await runBin(args, { PORT: 'eighty' })
       expect(run.code, args.join(' ')).toBe(2)
       expect(run.stderr).toMatch(new RegExp(`^animal-store: unknown command "${args.join(' ')}"; usage:\n`))
+      // The commands' lines follow, once named.
+      expect(run.stderr).toMatch(/; usage:\nanimal-store \[serve\] /)
     }
     // What keys is asked to do is read after the variables (which name the database), before any connection.
-    for (const args of [['keys'], ['keys', 'frob'], ['keys', 'list', 'extra'], ['keys', 'create', 'Rex']]) {
+    for (const args of [['keys'], ['keys', 'frob']]) {
       const run = await runBin(args, {})
       expect(run.code, args.join(' ')).toBe(2)
       expect(run.stderr).toMatch(new RegExp(`^animal-store: unknown command "${args.join(' ')}"; usage:\n`))
       expect(run.stderr).toContain('animal-store keys revoke ID')
+    }
+  })
+
+  it('names what a known command lacks or was given too much of, never "unknown command"', async () => {
+    for (const [args, said] of [
+      [['keys', 'create'], 'keys create: needs --name NAME; usage:'],
+      [['keys', 'create', 'Rex'], 'keys create: needs --name NAME, not "Rex"; usage:'],
+      [['keys', 'create', '--name', ''], 'keys create: --name '],
+      [['keys', 'list', 'extra'], 'keys list: takes no arguments, not "extra"; usage:'],
+      [['keys', 'usage', '--all'], 'keys usage: takes no arguments, not "--all"; usage:'],
+      [['keys', 'revoke'], 'keys revoke: needs one ID, a key\'s id as "keys list" shows it; usage:'],
+      [
+        ['keys', 'revoke', '1', '2'],
+        'keys revoke: needs one ID, a key\'s id as "keys list" shows it, not "1 2"',
+      ],
+      [
+        ['keys', 'revoke', 'abc'],
+        'keys revoke: ID must be a key\'s id as "keys list" shows it, such as 3, not "abc"',
+      ],
+      [['openapi', '--out'], 'openapi: needs --out FILE, not "--out"; usage:'],
+      [['openapi', 'json'], 'openapi: takes --out FILE only, not "json"; usage:'],
+    ] as const) {
+      const run = await runBin([...args], {})
+      expect(run.code, args.join(' ')).toBe(2)
+      expect(run.stderr.slice(0, said.length + 14), args.join(' ')).toBe(`animal-store: ${said}`)
+      expect(run.stderr).not.toContain('unknown command')
     }
   })
 

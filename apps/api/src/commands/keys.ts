@@ -49,25 +49,36 @@ const printTable = async (lines: ReadonlyArray<string>, { print, written }: Outp
   process.stderr.write(`animal-store: ${empty}: create one with "animal-store keys create --name NAME"\n`)
 }
 
+// A known action asked wrongly: what it needs, and what it was given.
+const wrongly = (action: string, needs: string, given: ReadonlyArray<string>) =>
+  new UsageError(
+    `keys ${action}: ${needs}${given.length === 0 ? '' : `, not ${JSON.stringify(given.join(' '))}`}; usage:\n${KEYS_USAGE}`,
+  )
+
 // What was asked, checked before any database is opened: a typo costs no connection.
 const parseKeysArgs = (args: ReadonlyArray<string>): KeysAction => {
   const [action, ...rest] = args
-  if (action === 'create' && rest.length === 2 && rest[0] === '--name') {
+  if (action === 'create') {
+    if (rest.length !== 2 || rest[0] !== '--name') throw wrongly(action, 'needs --name NAME', rest)
     const name = ApiKeyName.decode(rest[1])
-    if (E.isLeft(name)) throw new UsageError(`--name ${name.left[0]?.message ?? 'is invalid'}`)
+    if (E.isLeft(name)) throw new UsageError(`keys create: --name ${name.left[0]?.message ?? 'is invalid'}`)
     return { action, name: name.right }
   }
-  if ((action === 'list' || action === 'usage') && rest.length === 0) return { action }
-  if (action === 'revoke' && rest.length === 1) {
+  if (action === 'list' || action === 'usage') {
+    if (rest.length > 0) throw wrongly(action, 'takes no arguments', rest)
+    return { action }
+  }
+  if (action === 'revoke') {
+    if (rest.length !== 1) throw wrongly(action, 'needs one ID, a key\'s id as "keys list" shows it', rest)
     // An id is what `keys list` shows, a positive integer (an int8): anything else is a typo, found without a
     // database.
     if (!isKeyId(rest[0]!))
       throw new UsageError(
-        `ID must be a key's id as "keys list" shows it, such as 3, not ${JSON.stringify(rest[0])}`,
+        `keys revoke: ID must be a key's id as "keys list" shows it, such as 3, not ${JSON.stringify(rest[0])}`,
       )
     return { action, id: rest[0]! }
   }
-  // Named as main names a command it does not know (`migrate now`), whatever part of it is wrong.
+  // Named as main names a command it does not know (`migrate now`).
   throw new UsageError(`unknown command "${['keys', ...args].join(' ')}"; usage:\n${KEYS_USAGE}`)
 }
 

@@ -14,7 +14,10 @@ export const openapiCommand = async (
   print: (line: string) => void,
 ): Promise<void> => {
   const out = args.length === 2 && args[0] === '--out' && args[1] !== '' ? args[1] : undefined
-  if (args.length > 0 && out === undefined) throw new UsageError(`usage:\n${OPENAPI_USAGE}`)
+  if (args.length > 0 && out === undefined)
+    throw new UsageError(
+      `openapi: ${args[0] === '--out' ? 'needs --out FILE' : 'takes --out FILE only'}, not ${JSON.stringify(args.join(' '))}; usage:\n${OPENAPI_USAGE}`,
+    )
   // A document to publish for staging or production names where its clients reach it, never this machine.
   if (namesOwnHost(config))
     throw new UsageError(
