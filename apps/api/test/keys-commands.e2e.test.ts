@@ -50,7 +50,7 @@ describe('the key commands', () => {
     )
     await expect(cli(databaseUrl, 'keys', 'revoke', '999999')).rejects.toMatchObject({
       code: 2,
-      stderr: 'animal-store: no key has id 999999 ("animal-store keys list" shows the keys)\n',
+      stderr: 'animal-store: keys revoke: no key has id 999999 ("animal-store keys list" shows the keys)\n',
     })
     await expect(cli(databaseUrl, 'keys', 'create')).rejects.toMatchObject({ code: 2 })
   })

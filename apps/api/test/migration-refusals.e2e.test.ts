@@ -11,12 +11,16 @@ const NEWER =
   'the database from a backup taken before it migrated.'
 const NEEDS_SESSION = /^Migrations did not run: they hold session advisory locks, .*set DATABASE_DIRECT_URL/
 
-// The refusal in one line on stderr, exit 2, as a schema behind is refused; the service also logs it at
-// fatal, without a stack.
+// The refusal in one line on stderr, exit 2, as a schema behind is refused; a command's line names it
+// (`animal-store: migrate: …`); the service also logs it at fatal, without a stack.
 const expectRefused = (result: BinRun, reason: string | RegExp, served: boolean) => {
   expect(result.code, result.stdout + result.stderr).toBe(2)
   expect(result.stderr).toMatch(/^animal-store: [^\n]+\n$/)
-  expect(result.stderr.slice('animal-store: '.length, -1)).toMatch(reason)
+  const prefix = served ? 'animal-store: ' : 'animal-store: migrate: '
+  expect(result.stderr.slice(0, prefix.length)).toBe(prefix)
+  const said = result.stderr.slice(prefix.length, -1)
+  if (typeof reason === 'string') expect(said).toBe(reason)
+  else expect(said).toMatch(reason)
   if (!served) return expect(result.stdout).toBe('')
   expect(logLinesOf(result.stdout).filter((line) => line.level === 60)).toEqual([
     expect.objectContaining({ msg: 'stopped on an error', reason: result.stderr.slice(14, -1) }),

@@ -70,7 +70,8 @@ describe('the built service on PostgreSQL', () => {
         code: 2,
         // The service's log has its fatal line, as every refused start: a command's stdout stays empty.
         stdout: args.length === 0 ? expect.stringContaining('"msg":"stopped on an error"') : '',
-        stderr: expect.stringContaining(why),
+        // A command's line names it: `animal-store: keys list: the database …`.
+        stderr: expect.stringContaining(args.length === 0 ? why : `animal-store: ${args.join(' ')}: ${why}`),
       })
     const notMigrated = exec(process.execPath, [MAIN], {
       env: {

@@ -29,19 +29,24 @@ export const withDatabase = async <A>(
     poolSize: 1,
     applicationName: `animal-store ${command}`,
   })
+  // A command's refusal names it (`animal-store: keys list: …`), as its other lines do; the service's, its start.
+  const refusal = (message: string) =>
+    new UsageError(command === 'serve' ? message : `${command}: ${message}`)
   try {
     return await work(database)
   } catch (error) {
     // 42P01 undefined_table: the schema was never migrated.
     if ((error as { code?: unknown }).code === '42P01')
-      throw new UsageError(`the database has no schema yet: run "animal-store migrate" first`)
+      throw refusal(`the database has no schema yet: run "animal-store migrate" first`)
     // Refusals that no retry mends: the operator changes the database, DATABASE_DIRECT_URL or the release.
     if (
       error instanceof DatabaseEncodingError ||
       error instanceof MigrationsNeedSessionError ||
       error instanceof MigrationsFromNewerReleaseError
     )
-      throw new UsageError(error.message)
+      throw refusal(error.message)
+    if (error instanceof UsageError && command !== 'serve' && !error.message.startsWith(`${command}: `))
+      throw refusal(error.message)
     throw error
   } finally {
     await database.close()
