@@ -95,8 +95,13 @@ export const responseUnlessAborted = (fetching: Promise<Response>, signal: Abort
 /**
  * The body of `res` as text, read with a reader of our own: once `signal` aborts the reader cancels the
  * body, so a body that never ends (its fetch not listening to `signal`) ends the read, with the reason.
+ * A body of more than `maxBytes` is cancelled there, unread past them: undefined.
  */
-export const textUnlessAborted = async (res: Response, signal: AbortSignal): Promise<string> => {
+export const textUnlessAborted = async (
+  res: Response,
+  signal: AbortSignal,
+  maxBytes: number,
+): Promise<string | undefined> => {
   if (res.body === null) return ''
   const reader = res.body.getReader()
   let cancelled = false
@@ -108,10 +113,17 @@ export const textUnlessAborted = async (res: Response, signal: AbortSignal): Pro
   else signal.addEventListener('abort', cancel, { once: true })
   const decoder = new TextDecoder() // UTF-8, dropping a byte order mark, as Response.text() does
   let text = ''
+  let bytes = 0
   try {
     // A cancel ends a pending read as done, so only `cancelled` tells the end of the body from an abort.
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      bytes += chunk.value.byteLength
+      if (bytes > maxBytes) {
+        reader.cancel().catch(ignore)
+        return undefined
+      }
       text += decoder.decode(chunk.value, { stream: true })
+    }
   } finally {
     signal.removeEventListener('abort', cancel)
   }

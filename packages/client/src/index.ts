@@ -24,6 +24,7 @@ export {
   type ValidationFailed,
 } from './client-errors.js'
 export { createPetsClient } from './create-pets-client.js'
+export { MAX_RESPONSE_BYTES } from './decode-response.js'
 export type {
   CallOptions,
   CreatePetOptions,

@@ -9,7 +9,7 @@ import {
   type Sleep,
 } from './abortable.js'
 import type { Aborted, NetworkFailure } from './client-errors.js'
-import { retryAfterSeconds, type ReadResponse } from './decode-response.js'
+import { MAX_RESPONSE_BYTES, retryAfterSeconds, type ReadResponse } from './decode-response.js'
 import type { RetryBounds } from './retry-bounds.js'
 import { endAttempt, startAttempt } from './trace-attempt.js'
 
@@ -81,7 +81,7 @@ const attempt = async (
     outcome = E.right({
       status: res.status,
       headers: res.headers,
-      text: await textUnlessAborted(res, signal),
+      text: await textUnlessAborted(res, signal, MAX_RESPONSE_BYTES),
     })
   } catch (error) {
     const timedOutAfter = signal.aborted ? transport.timeoutMs : undefined
