@@ -14,8 +14,12 @@ export type ListPetsQuery = {
 export type PageLink = { readonly href: string }
 /** One page of pets, in id order, and the link to the next page when more pets match. */
 export type PetsPage = { readonly pets: ReadonlyArray<Pet>; readonly next: PageLink | undefined }
-/** A pet to add; the service checks it and defaults `status` to `available`. */
-export type NewPetInput = { readonly name: string; readonly categoryId: number; readonly status?: PetStatus }
+/** A pet to add; the service checks it and defaults `status` to `available` (undefined: left out, as JSON has no undefined). */
+export type NewPetInput = {
+  readonly name: string
+  readonly categoryId: number
+  readonly status?: PetStatus | undefined
+}
 
 /** What every operation takes last. */
 export type CallOptions = {

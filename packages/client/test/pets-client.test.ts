@@ -1,4 +1,5 @@
 import { run, runLeft } from '@pets/domain/testing'
+import type { PetStatus } from '@pets/domain'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { recordingClient } from './support/recording-client.js'
 import { startService, type Service } from './support/start-service.js'
@@ -39,6 +40,13 @@ describe('the client against the real service', () => {
     expect(await run(client.createPet({ name: 'Tom', categoryId: 2, status: 'sold' }))).toMatchObject({
       name: 'Tom',
     })
+  })
+
+  it('takes a status given as undefined (an optional field of a form, under exactOptionalPropertyTypes) as one left out', async () => {
+    const { client } = recordingClient(svc)
+    const form: { readonly name: string; readonly status?: PetStatus | undefined } = { name: 'Form' }
+    const pet = await run(client.createPet({ name: form.name, categoryId: 3, status: form.status }))
+    expect(pet).toMatchObject({ name: 'Form', status: 'available' })
   })
 
   it('refuses, as the service would and without sending anything, an Idempotency-Key no header can carry as given', async () => {
