@@ -1,10 +1,11 @@
 import type { ApiKeyName, PageCursor, PetName } from '@pets/domain'
-import { aPetData, run } from '@pets/domain/testing'
+import { aCreation, aPetData, run } from '@pets/domain/testing'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import {
   createPostgresApiKeyStore,
   createPostgresApiKeyUsageLog,
+  createPostgresIdempotentPetCreations,
   createPostgresPetRepository,
   fromKysely,
   type Database,
@@ -51,5 +52,25 @@ describe("a caller's own kysely instance, with tables of its own", () => {
     const calls = { keyId: issued.record.id, operation: 'listPets', calls: 1, lastCalledAt: new Date() }
     await run(usage.add([calls]))
     expect(await run(usage.list())).toEqual([calls])
+  })
+
+  it('leaves the lock timeout of the caller’s transaction as it was: our inserts set theirs for themselves', async () => {
+    const fresh = await open()
+    const lockTimeoutAfter = (add: (trx: Kysely<Database>) => Promise<unknown>) =>
+      fresh.db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL lock_timeout = '30s'`.execute(trx)
+        await add(trx)
+        const { rows } = await sql<{ lt: string }>`SELECT current_setting('lock_timeout') AS lt`.execute(trx)
+        return rows[0]?.lt
+      })
+    expect(
+      await lockTimeoutAfter((trx) => run(createPostgresPetRepository(fromKysely(trx)).add(aPetData()))),
+    ).toBe('30s')
+    const once = aCreation({ key: 'in-a-transaction' })
+    expect(
+      await lockTimeoutAfter((trx) =>
+        run(createPostgresIdempotentPetCreations(fromKysely(trx)).addOnce(once)),
+      ),
+    ).toBe('30s')
   })
 })

@@ -17,6 +17,7 @@ import {
 } from '../runner/index.js'
 import { REGISTER_INTENT } from './insert-intents.js'
 import { removeExpiredRecords } from './expired-records.js'
+import { keepingCallersLockTimeout } from './callers-lock-timeout.js'
 import { batchStatements, carry, delivered, MAX_INSERT_BATCH } from './pet-inserts.js'
 import { type Answer, type Ending, IN_USE, repeatsUnderWay, REUSED } from './repeats-under-way.js'
 import { toPet } from './to-pet-id.js'
@@ -144,7 +145,7 @@ export const createPostgresIdempotentPetCreations = (
           answerRepeats()
         })
       }
-      if (db.isTransaction) return runPrepared(createOnceAlone, values, answered)
+      if (db.isTransaction) return keepingCallersLockTimeout(runPrepared)(createOnceAlone, values, answered)
       const intent = randomUUID()
       runPair(
         REGISTER_INTENT,

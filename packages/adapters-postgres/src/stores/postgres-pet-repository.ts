@@ -14,6 +14,7 @@ import {
   type TryStoreOptions,
 } from '../runner/index.js'
 import { PET_INSERT_LOCK } from './advisory-locks.js'
+import { keepingCallersLockTimeout } from './callers-lock-timeout.js'
 import { CLAIM_AND_RENEW, listBelowHorizon, RELEASE_INTENT } from './insert-intents.js'
 import { batchPetInserts, batchPetInsertsAlone } from './pet-inserts.js'
 import { toPet } from './to-pet-id.js'
@@ -67,7 +68,7 @@ export const createPostgresPetRepository = (
   const lifetimeMs = intentLifetimeOf(runner)
   const pair = runner.runPreparedAfter
   const inserts = db.isTransaction
-    ? batchPetInsertsAlone(run, petStatement(INSERT_ALONE), lockTimeout)
+    ? batchPetInsertsAlone(keepingCallersLockTimeout(run), petStatement(INSERT_ALONE), lockTimeout)
     : batchPetInserts(
         pair,
         run,
