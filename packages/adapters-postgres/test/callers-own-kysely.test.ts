@@ -1,6 +1,8 @@
 import type { ApiKeyName, PageCursor, PetName } from '@pets/domain'
-import { aCreation, aPetData, run } from '@pets/domain/testing'
+import { aCreation, aPetData, pollUntil, run } from '@pets/domain/testing'
+import * as E from 'fp-ts/lib/Either.js'
 import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import {
   createPostgresApiKeyStore,
@@ -10,13 +12,14 @@ import {
   fromKysely,
   type Database,
 } from '../src/index.js'
+import { PET_INSERT_LOCK } from '../src/stores/advisory-locks.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 // An embedding service's schema: ours, and a table of its own.
 type Orders = { orders: { id: number; pet_id: string } }
 
 describe("a caller's own kysely instance, with tables of its own", () => {
-  const { open } = useFreshDatabases()
+  const { open, track } = useFreshDatabases()
 
   it('is taken as it is, and so is its transaction: the pet and the caller’s row commit or roll back together', async () => {
     const fresh = await open()
@@ -72,5 +75,40 @@ describe("a caller's own kysely instance, with tables of its own", () => {
         run(createPostgresIdempotentPetCreations(fromKysely(trx)).addOnce(once)),
       ),
     ).toBe('30s')
+  })
+
+  it('answers a deadlock in the caller’s transaction StoreUnavailable: nothing runs again in an aborted one', async () => {
+    const fresh = await open()
+    await sql`CREATE TABLE orders (id serial PRIMARY KEY, pet_id bigint NOT NULL)`.execute(fresh.db)
+    const other = new pg.Client({ connectionString: fresh.url })
+    await other.connect()
+    track({ close: () => other.end() })
+    const waitingFor = async (event: string) =>
+      (
+        await fresh.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event = $1`,
+          [event],
+        )
+      ).rows.length > 0
+    let otherWaits!: Promise<unknown>
+    // The caller's transaction locks its own table; another session takes the ordering lock, then waits for
+    // that table; the caller's insert, which takes the ordering lock alone, closes the circle, and its
+    // deadlock_timeout, the shorter, makes it the one PostgreSQL ends.
+    const answer = fresh.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL deadlock_timeout = '100ms'`.execute(trx)
+      await sql`LOCK TABLE orders IN ACCESS EXCLUSIVE MODE`.execute(trx)
+      await other.query(
+        `BEGIN; SET LOCAL deadlock_timeout = '10s'; SELECT pg_advisory_xact_lock(${PET_INSERT_LOCK})`,
+      )
+      otherWaits = other.query('LOCK TABLE orders IN ACCESS EXCLUSIVE MODE')
+      await pollUntil('the other session waits for the caller’s table', () => waitingFor('relation'))
+      return createPostgresPetRepository(fromKysely(trx)).add(aPetData())()
+    })
+    expect(await answer).toMatchObject(
+      E.left({ _tag: 'StoreUnavailable', details: { sqlstate: '40P01', retried: false } }),
+    )
+    await otherWaits
+    await other.query('ROLLBACK')
+    expect((await fresh.pool.query('SELECT count(*)::int AS n FROM pets')).rows).toEqual([{ n: 0 }])
   })
 })

@@ -16,15 +16,31 @@ export type PostgresAdapterOptions = {
 /** The `lock_timeout`, in milliseconds, of an adapter given none of its own and a handle without one. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 500
 
-/** How tryStore reports a call of `operation` for an adapter made with `options`. */
-export const reportAs = (options: PostgresAdapterOptions, operation: string): TryStoreOptions => ({
+/** What a call's statements run in: the pool, or a caller's transaction (kysely's `isTransaction`). */
+export type CallsIn = { readonly isTransaction: boolean }
+
+/**
+ * How tryStore reports a call of `operation` for an adapter made with `options`. In a caller's transaction
+ * (`db`) a failed statement aborted the whole transaction, so nothing is run again there: a second statement
+ * would meet 25P02 ("current transaction is aborted"), and the caller must begin anew.
+ */
+export const reportAs = (
+  options: PostgresAdapterOptions,
+  operation: string,
+  db?: CallsIn,
+): TryStoreOptions => ({
   operation,
+  ...(db?.isTransaction === true ? { once: true } : {}),
   ...(options.onUnavailable === undefined ? {} : { onUnavailable: options.onUnavailable }),
   ...(options.onServed === undefined ? {} : { onServed: options.onServed }),
 })
 
 /** reportAs for a call that only reads: it runs once more when its connection is lost under it (unavailable.ts). */
-export const readAs = (options: PostgresAdapterOptions, operation: string): TryStoreOptions => ({
-  ...reportAs(options, operation),
+export const readAs = (
+  options: PostgresAdapterOptions,
+  operation: string,
+  db?: CallsIn,
+): TryStoreOptions => ({
+  ...reportAs(options, operation, db),
   readOnly: true,
 })

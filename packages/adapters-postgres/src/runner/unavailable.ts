@@ -31,6 +31,8 @@ export type TryStoreOptions = {
    * may have happened before the connection went.
    */
   readonly readOnly?: boolean
+  /** Never run again, after any failure: a statement of a caller's transaction, which the failure aborted. */
+  readonly once?: boolean
   readonly onUnavailable?: OnUnavailable
   readonly onServed?: OnServed
 }
@@ -101,6 +103,7 @@ export const storeCall = <A>(
         const kind = classifyStoreError(error)
         const again =
           attempt === 1 &&
+          options.once !== true &&
           (kind === 'retry' || (kind === 'unavailable' && options.readOnly === true && lostSession(error)))
         if (!again) ended(error)
         if (kind === 'defect') return reject(error)

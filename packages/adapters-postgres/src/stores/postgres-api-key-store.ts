@@ -99,7 +99,7 @@ export const createPostgresApiKeyStore = <DB extends Database>(
           .where('digest', '=', digest)
           .where('revoked_at', 'is', null)
           .executeTakeFirst(),
-      readAs(options, 'apiKeys.authenticate'),
+      readAs(options, 'apiKeys.authenticate', db),
     )
 
   const fromIndex = (digest: string): O.Option<ApiKeyOwner> | undefined => {
@@ -148,7 +148,7 @@ export const createPostgresApiKeyStore = <DB extends Database>(
           cache?.added({ id: row.id, name: row.name, digest })
           return { key, record: toRecord(row) }
         },
-        reportAs(options, 'apiKeys.issue'),
+        reportAs(options, 'apiKeys.issue', db),
       ),
     list: () =>
       pipe(
@@ -157,7 +157,7 @@ export const createPostgresApiKeyStore = <DB extends Database>(
         TE.chain(() =>
           tryStore(
             () => db.selectFrom('api_keys').select(recordColumns).orderBy('id').execute(),
-            readAs(options, 'apiKeys.list'),
+            readAs(options, 'apiKeys.list', db),
           ),
         ),
         TE.map((rows) => rows.map(toRecord)),
@@ -174,7 +174,7 @@ export const createPostgresApiKeyStore = <DB extends Database>(
                   .where('revoked_at', 'is', null)
                   .returning(recordColumns)
                   .executeTakeFirst(),
-              reportAs(options, 'apiKeys.revoke'),
+              reportAs(options, 'apiKeys.revoke', db),
             ),
             TE.map((row) => {
               // Revoked now or before: either way, no longer a key of the index.

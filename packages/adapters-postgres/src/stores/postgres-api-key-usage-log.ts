@@ -66,7 +66,7 @@ const usageLogOn = (
               }),
             )
             .execute(),
-        reportAs(options, 'usageLog.add'),
+        reportAs(options, 'usageLog.add', db),
       ),
       TE.map(() => undefined),
     )
@@ -82,7 +82,7 @@ const usageLogOn = (
             .orderBy(sql`key_id collate "C"`)
             .orderBy(sql`operation collate "C"`)
             .execute(),
-        readAs(options, 'usageLog.list'),
+        readAs(options, 'usageLog.list', db),
       ),
       TE.map((rows) => rows.map(toEntry)),
     ),

@@ -119,8 +119,8 @@ export const createPostgresIdempotentPetCreations = (
   const slot = randomUUID()
   const lockTimeoutMs = String(options.lockTimeoutMs ?? runner.lockTimeoutMs)
   const batchSize = options.cleanupBatchSize ?? 1000
-  const onAddOnce = reportAs(options, 'creations.addOnce')
-  const onRemoveExpired = reportAs(options, 'creations.removeExpired')
+  const onAddOnce = reportAs(options, 'creations.addOnce', db)
+  const onRemoveExpired = reportAs(options, 'creations.removeExpired', db)
   const underWay = repeatsUnderWay()
 
   // One statement dates every record of its batch and reads them with one window: only creations

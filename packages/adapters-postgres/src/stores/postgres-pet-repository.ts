@@ -51,8 +51,8 @@ export const createPostgresPetRepository = (
   options: PostgresAdapterOptions = {},
 ): PetRepository => {
   const lockTimeout = String(options.lockTimeoutMs ?? runner.lockTimeoutMs)
-  const onAdd = reportAs(options, 'pets.add')
-  const [onFind, onList] = [readAs(options, 'pets.findById'), readAs(options, 'pets.list')]
+  const onAdd = reportAs(options, 'pets.add', db)
+  const [onFind, onList] = [readAs(options, 'pets.findById', db), readAs(options, 'pets.list', db)]
   const run = runner.runPrepared
   const rowsOf = (
     statement: Statement<Pet>,
