@@ -95,6 +95,8 @@ const attempt = async (
 
 // CONTRACT: 429 and 503 carry Retry-After in whole seconds. A 429 did nothing, so anything may repeat
 // it; a 503 or a lost response may hide an added pet, so a POST repeats them (or waits out a 409) only keyed.
+// A 502 or 504 is a gateway's (a balancer's, a proxy's) that got no answer from the service, as during a
+// rolling deploy: a lost response.
 const delayBeforeRetry = (
   outcome: Outcome,
   repeatable: Repeatable,
@@ -107,7 +109,9 @@ const delayBeforeRetry = (
   switch (outcome.right.status) {
     case 429:
       return wait
+    case 502:
     case 503:
+    case 504:
       return repeatable === 'once' ? undefined : wait
     case 409:
       return repeatable === 'keyed' ? defaultDelayMs : undefined

@@ -121,6 +121,28 @@ describe('retries of the client', () => {
     expect(slept).toEqual([2000])
   })
 
+  it.each([502, 504])(
+    "retries a gateway's %i as a lost response: a listing, a keyed POST, never an unkeyed POST",
+    async (status) => {
+      const gateway: StubAnswer = { status, body: '<html>no answer from upstream</html>' }
+      const listing = await clientOfStub([gateway, listed], { defaultDelayMs: 300 })
+      expect((await run(listing.client.listPets())).pets).toEqual([rex])
+      expect(listing.slept).toEqual([300])
+      await stub?.close()
+      const keyed = await clientOfStub([gateway, { ...gateway, headers: { 'Retry-After': '2' } }, created])
+      expect(
+        await run(keyed.client.createPet({ name: 'Rex', categoryId: 1 }, { safeRetries: true })),
+      ).toEqual(rex)
+      expect(keyed.slept).toEqual([1000, 2000])
+      await stub?.close()
+      const unkeyed = await clientOfStub([gateway, created])
+      expect(await runLeft(unkeyed.client.createPet({ name: 'Rex', categoryId: 1 }))).toMatchObject({
+        status,
+      })
+      expect(unkeyed.seen).toHaveLength(1)
+    },
+  )
+
   it('waits defaultDelayMs for a 503 without Retry-After', async () => {
     const { client, slept } = await clientOfStub([unavailable(), listed], { defaultDelayMs: 500 })
     await run(client.listPets())
