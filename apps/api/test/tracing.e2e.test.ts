@@ -132,7 +132,7 @@ describe('traces of the built service, exported to a real OTLP/HTTP receiver', (
     ])
   })
 
-  it('samples as OTEL_TRACES_SAMPLER says, in any case: a root at ratio 0 is not traced (no ids logged), a sampled parent is', async () => {
+  it("samples as OTEL_TRACES_SAMPLER says, in any case: a root at ratio 0 is not traced (no ids logged), a keyed caller's sampled parent is, a stranger's is not", async () => {
     const otlp = await receiver()
     const svc = await service({
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
@@ -143,12 +143,23 @@ describe('traces of the built service, exported to a real OTLP/HTTP receiver', (
     await fetch(`${svc.url}/v1/pets`, { headers: { ...AUTH, 'X-Request-Id': 'root' } })
     const parent = { ...AUTH, traceparent: `00-${PARENT_TRACE}-${PARENT_SPAN}-01`, 'X-Request-Id': 'child' }
     await fetch(`${svc.url}/v1/pets`, { headers: parent })
+    // A stranger's sampled traceparent (no key, or one that is not valid) is no parent: ratio 0 traces none.
+    const { Authorization: _, ...keyless } = parent
+    await fetch(`${svc.url}/v1/pets`, { headers: { ...keyless, 'X-Request-Id': 'stranger' } })
+    const wrongKey = { ...keyless, Authorization: 'Bearer not-a-key', 'X-Request-Id': 'wrong-key' }
+    await fetch(`${svc.url}/v1/pets`, { headers: wrongKey })
+    await fetch(`${svc.url}/healthz`, { headers: { ...keyless, 'X-Request-Id': 'probe' } })
     expect(await svc.stop()).toBe(0)
     const spans = await otlp.waitFor((s) => s.length >= 1)
     expect(spans.map((s) => [s.traceId, s.encoding])).toEqual([[PARENT_TRACE, 'json']])
     const lines = linesOf(svc).filter((l) => l.msg === 'request')
     expect(lines.find((l) => l.requestId === 'root')?.traceId).toBeUndefined()
     expect(lines.find((l) => l.requestId === 'child')?.traceId).toBe(PARENT_TRACE)
+    for (const requestId of ['stranger', 'wrong-key', 'probe']) {
+      const line = lines.find((l) => l.requestId === requestId)
+      expect(line?.msg).toBe('request')
+      expect(line?.traceId).toBeUndefined()
+    }
     // The SDK, which reads the variable too and knows lower case only, said at start that the value was
     // invalid and defaulted to parentbased_always_on: not so.
     expect(linesOf(svc).filter((l) => l.level === 40 && l.msg.startsWith('tracing:'))).toEqual([])

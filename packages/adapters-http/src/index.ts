@@ -66,6 +66,7 @@ export {
   startRequestSpan,
   traceIdsOf,
   withRequestSpan,
+  type FollowsTraceOf,
   type RequestSpan,
   type TraceIds,
 } from './request-span.js'

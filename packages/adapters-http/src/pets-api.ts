@@ -1,11 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js'
+import * as O from 'fp-ts/lib/Option.js'
 import { authenticateKey, bearerKey, type LookupLimit } from './authenticate.js'
 import { addressBucketOf, clientAddressFinder, type ClientAddressOf } from './client-address.js'
 import { sentMoreThanOnce } from './header-lines.js'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import { admitWithinRateLimit } from './limit-rate.js'
 import type { Problem } from './problems.js'
-import { withRequestSpan } from './request-span.js'
+import { withRequestSpan, type FollowsTraceOf } from './request-span.js'
 import type { HttpContext } from './request-state.js'
 import { sendProblem } from './respond.js'
 import { compileRoutes } from './routes/dispatch.js'
@@ -18,6 +19,12 @@ export type PetsApi = {
   readonly owns: (path: string) => boolean
   readonly serve: (ctx: HttpContext) => Promise<void>
   readonly clientAddressOf: ClientAddressOf
+  /**
+   * Whether a request's trace context may be followed: it carries one Authorization line whose key is known in
+   * memory. A stranger's traceparent would choose the trace of its span and the traceId of its log line, and
+   * have it sampled whatever the sampler's ratio (W3C Trace Context, 9.2: denial of service).
+   */
+  readonly knownCaller: FollowsTraceOf
   /** The headers every answer of an operation carries once authenticated (a deprecated one's), a 500's too. */
   readonly headersOf: (operationId: string | undefined) => Readonly<Record<string, string>> | undefined
 }
@@ -58,6 +65,13 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
     clientAddressOf,
     headersOf: (operationId) => (operationId === undefined ? undefined : alwaysSent.get(operationId)),
     owns: (path) => path === prefix || path.startsWith(under),
+    knownCaller: (req) => {
+      const authorization = req.headers.authorization
+      const key = authorization === undefined ? undefined : bearerKey(authorization)
+      if (key === undefined || sentMoreThanOnce(req, 'authorization')) return false
+      const found = authenticator.fromMemory?.(key)
+      return found !== undefined && O.isSome(found)
+    },
     serve: async (ctx) => {
       const authorization = ctx.get('Authorization') || undefined
       // Which of several lines holds the key? None: node kept the first, a proxy may read the last.

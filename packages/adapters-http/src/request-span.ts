@@ -45,13 +45,23 @@ const methodOf = (req: IncomingMessage): string => {
   return KNOWN_METHODS.has(method) ? method : '_OTHER'
 }
 
+/** Whether a request's own trace context (`traceparent`, `tracestate`) is to be followed. */
+export type FollowsTraceOf = (req: IncomingMessage) => boolean
+
 /**
  * Starts the server span of a request as it arrives: its parent is the caller's `traceparent` (through the
- * global propagator: an invalid one is ignored, as is every one without an SDK). Only the method is given at
- * start (the built-in samplers read no attribute); what a span that records carries is added at its end.
+ * global propagator: an invalid one is ignored, as is every one without an SDK) when `follows` says so, or
+ * always without it; else the span begins a trace of its own. Only the method is given at start (the
+ * built-in samplers read no attribute); what a span that records carries is added at its end.
  */
-export const startRequestSpan = (tracer: Tracer, req: IncomingMessage): RequestSpan => {
-  const parent = propagation.extract(ROOT_CONTEXT, req.headers)
+export const startRequestSpan = (
+  tracer: Tracer,
+  req: IncomingMessage,
+  follows?: FollowsTraceOf,
+): RequestSpan => {
+  // Asked only of a request that sends a traceparent: the others cost nothing more.
+  const followed = req.headers.traceparent !== undefined && (follows === undefined || follows(req))
+  const parent = followed ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT
   const method = methodOf(req)
   const span = tracer.startSpan(
     method === '_OTHER' ? 'HTTP' : method,

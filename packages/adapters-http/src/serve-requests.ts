@@ -98,6 +98,8 @@ export const serveRequests = ({
 }: ServeRequestsOptions): { readonly middleware: HttpMiddleware; readonly cutLine: CutLine } => {
   const api: PetsApi | undefined = pets === undefined ? undefined : preparePetsApi(pets)
   const clientAddressOf = api?.clientAddressOf ?? clientAddressFinder()
+  // A caller's trace context, only with a key known in memory: no key reaches endpoints outside the API.
+  const followsTraceOf = api?.knownCaller ?? (() => false)
   const observed = observeRequests(logger, observe)
   const serveOutside = async (ctx: HttpContext, path: string) => {
     for (const find of outside) {
@@ -139,7 +141,7 @@ export const serveRequests = ({
     // What a cut at shutdown reads; two fields written, nothing allocated (cut-requests.ts).
     ctx.state.startedMs = startedMs
     answering(ctx)
-    const { span, active } = startRequestSpan(tracer, ctx.req)
+    const { span, active } = startRequestSpan(tracer, ctx.req, followsTraceOf)
     const ids = traceIdsOf(span)
     const header = ctx.req.headers['x-request-id']
     const requestId = requestIdOf(typeof header === 'string' ? header : undefined)

@@ -11,7 +11,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { ServerResponse } from 'node:http'
 import { connect } from 'node:net'
 import Koa from 'koa'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createPetsRouter, type HttpAppOptions } from '../src/index.js'
 import { endRequestSpan } from '../src/request-span.js'
 import type { HttpContext } from '../src/request-state.js'
@@ -122,6 +122,40 @@ describe('the server span of a request', () => {
       expect(root.parentSpanContext).toBeUndefined()
       expect(root.spanContext().traceId).not.toBe(PARENT_TRACE)
     }
+  })
+
+  it("follows a traceparent only with a key known in memory: a stranger's begins a trace of its own", async () => {
+    const app = await start()
+    const strangers = [
+      { traceparent: TRACEPARENT },
+      { traceparent: TRACEPARENT, Authorization: 'Bearer not-a-key' },
+      { traceparent: TRACEPARENT, Authorization: `Basic ${KEY}` },
+    ]
+    for (const headers of strangers) expect((await app.fetch('/v1/pets', { headers })).status).toBe(401)
+    expect((await app.fetch('/healthz', { headers: { traceparent: TRACEPARENT } })).status).toBe(200)
+    expect(
+      (
+        await raw(
+          app.port,
+          `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+            `Authorization: Bearer ${KEY}\r\ntraceparent: ${TRACEPARENT}\r\nConnection: close\r\n\r\n`,
+        )
+      ).split('\r\n')[0],
+    ).toBe('HTTP/1.1 401 Unauthorized')
+    const roots = [...spans()]
+    expect(roots).toHaveLength(strangers.length + 2)
+    for (const root of roots) {
+      expect(root.parentSpanContext).toBeUndefined()
+      expect(root.spanContext().traceId).not.toBe(PARENT_TRACE)
+    }
+    expect(app.logger.lines.map((line) => line.fields['traceId'])).not.toContain(PARENT_TRACE)
+    expect((await app.fetch('/v1/pets', { headers: { ...AUTH, traceparent: TRACEPARENT } })).status).toBe(200)
+    await vi.waitFor(() =>
+      expect(spans()[roots.length]?.parentSpanContext).toMatchObject({
+        traceId: PARENT_TRACE,
+        spanId: PARENT_SPAN,
+      }),
+    )
   })
 
   it('is named by the method alone when no route matched, and `HTTP` with `_OTHER` for a method of no convention', async () => {
