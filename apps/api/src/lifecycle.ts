@@ -19,6 +19,39 @@ export const createLifecycle = (): Lifecycle => {
 }
 
 /**
+ * How soon after a stop signal another one is the same stop delivered twice, not an operator's second: a
+ * terminal's Ctrl-C reaches every process of its group, `pnpm start` among them, which passes its own on to
+ * the service; systemd's default KillMode=control-group and `kill -- -PGID` signal every process alike. Those
+ * come within milliseconds of the first; a person's second Ctrl-C comes later.
+ */
+export const SAME_STOP_MS = 1_000
+
+/**
+ * Passes each SIGTERM or SIGINT on to `handle`, but one that comes within SAME_STOP_MS of the last one passed
+ * on, which goes to `echo` instead: without it, a Ctrl-C under `pnpm start` was a second signal, and exited
+ * at once with the requests in flight.
+ */
+export const withoutEchoes = (
+  handle: (signal: NodeJS.Signals) => void,
+  echo: (signal: NodeJS.Signals) => void,
+): ((signal: NodeJS.Signals) => void) => {
+  let passedAt = Number.NEGATIVE_INFINITY
+  return (signal) => {
+    const now = performance.now()
+    if (now - passedAt < SAME_STOP_MS) return echo(signal)
+    passedAt = now
+    handle(signal)
+  }
+}
+
+/** The line of a signal taken as the first's echo (withoutEchoes). */
+export const logEcho = (logger: Logger) => (signal: NodeJS.Signals) =>
+  logger.info(
+    { signal, sameStopMs: SAME_STOP_MS },
+    'signal again at once: taken as the same stop (a terminal or a supervisor signalled every process of the group)',
+  )
+
+/**
  * At shutdown, once the requests are over (finished, or cut when SHUTDOWN_GRACE_MS ran out): how long writing
  * the last usage counts and closing the storage may take, apart from the grace. With the default timeouts a
  * database that does not answer costs about 1 s a statement (DATABASE_CONNECT_TIMEOUT_MS, then

@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster'
 import { serveClusterMetrics } from './cluster-metrics.js'
 import type { AppConfig } from './config.js'
 import type { LateCheck } from './prepare-database.js'
-import { exitStopped, STORAGE_CLOSE_MS, stopBeforeReady } from './lifecycle.js'
+import { exitStopped, logEcho, STORAGE_CLOSE_MS, stopBeforeReady, withoutEchoes } from './lifecycle.js'
 import { exitAfterFlush, type Logger } from './logger.js'
 import { watchWorkers } from './worker-watchdog.js'
 
@@ -41,14 +41,14 @@ export const runPrimary = async (
   // The exit waits for the log's buffer: meanwhile nothing is forked, and a second signal exits at once.
   // A stop also ends a wait for the migration lock, with nothing migrated.
   const stopped = new AbortController()
-  const early = (signal: NodeJS.Signals) => {
+  const early = withoutEchoes((signal: NodeJS.Signals) => {
     if (!stopped.signal.aborted) {
       stopped.abort()
       return stopBeforeReady(logger, signal, 'preparing the database')
     }
     logger.warn({ signal }, 'second signal: exiting at once')
     exitAfterFlush(logger, 1)
-  }
+  }, logEcho(logger))
   process.on('SIGTERM', early).on('SIGINT', early)
   const lateCheck: LateCheck =
     config.storage.kind === 'postgres'
@@ -160,8 +160,10 @@ export const runPrimary = async (
       config.shutdownDelayMs + config.shutdownGraceMs + STORAGE_CLOSE_MS + STOP_MARGIN_MS,
     ).unref()
   }
-  process.on('SIGTERM', onSignal)
-  process.on('SIGINT', onSignal)
+  // A signal that comes with the first (a Ctrl-C under pnpm, systemd's stop) is no second: withoutEchoes.
+  const onStopSignal = withoutEchoes(onSignal, logEcho(logger))
+  process.on('SIGTERM', onStopSignal)
+  process.on('SIGINT', onStopSignal)
 
   // As serve.ts does for one process: a schema found behind once the database answered ends the service.
   lateCheck.whenItFails?.((status) => {

@@ -3,7 +3,7 @@ import type { AppConfig } from './config.js'
 import type { LateCheck } from './prepare-database.js'
 import { clusterMetricsPage } from './cluster-metrics.js'
 import { createService } from './create-service.js'
-import { stopBeforeReady, exitStopped } from './lifecycle.js'
+import { stopBeforeReady, exitStopped, logEcho, withoutEchoes } from './lifecycle.js'
 import { exitAfterFlush, type Logger } from './logger.js'
 import { startServer, type RunningServer } from './start-server.js'
 import type { Tracing } from './tracing/start-tracing.js'
@@ -110,7 +110,8 @@ const OPENING = 'opening the listener'
 const stopOnSignals = (role: 'single' | 'worker', stop: (reason: string) => void, logger: Logger) => {
   if (role === 'single') {
     let signalled = false
-    const onSignal = (signal: NodeJS.Signals) => {
+    // A signal that comes with the first (a Ctrl-C under pnpm, systemd's stop) is no second: withoutEchoes.
+    const onSignal = withoutEchoes((signal: NodeJS.Signals) => {
       // CONTRACT: a second signal exits at once.
       if (signalled) {
         logger.warn({ signal }, 'second signal: exiting at once')
@@ -120,7 +121,7 @@ const stopOnSignals = (role: 'single' | 'worker', stop: (reason: string) => void
       }
       signalled = true
       stop(signal)
-    }
+    }, logEcho(logger))
     process.on('SIGTERM', onSignal)
     process.on('SIGINT', onSignal)
     return

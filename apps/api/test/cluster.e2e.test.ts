@@ -60,8 +60,8 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     await Promise.all(clusters.splice(0).map((close) => close()))
     await Promise.all(databases.splice(0).map((db) => db.close()))
   })
-  const startTwoWorkers = async () => {
-    const { svc, close } = await startCluster()
+  const startTwoWorkers = async (env: Record<string, string> = {}) => {
+    const { svc, close } = await startCluster(env)
     clusters.push(close)
     return svc
   }
@@ -95,6 +95,23 @@ describe('WEB_CONCURRENCY: several workers on one port', () => {
     expect(lines(svc, 'stopped').filter((l) => l['outcome'] === 'clean').length).toBe(3)
     for (const pid of lines(svc, 'listening').map((l) => l['pid'] as number))
       expect(() => process.kill(pid, 0)).toThrow()
+  })
+
+  it('takes a SIGTERM that comes again at once (systemd stopping `pnpm start`: the unit and pnpm signal it) as the same stop: its workers drain, exit 0', async () => {
+    // Workers still draining when the second signal comes, which killed them before.
+    const svc = await startTwoWorkers({ SHUTDOWN_DELAY_MS: '2000' })
+    svc.child.kill('SIGTERM')
+    // The second comes once the first has been relayed (two sent at once may reach it as one), well within 1 s.
+    await pollUntil('a worker drains', async () => (await get(svc.url, '/readyz')).status === 503)
+    svc.child.kill('SIGTERM')
+    expect(await svc.exited).toBe(0)
+    expect(
+      lines(
+        svc,
+        'signal again at once: taken as the same stop (a terminal or a supervisor signalled every process of the group)',
+      ),
+    ).toEqual([expect.objectContaining({ level: 30, pid: svc.child.pid, signal: 'SIGTERM' })])
+    expect(lines(svc, 'stopped').map((l) => l['outcome'])).toEqual(['clean', 'clean', 'clean'])
   })
 
   it('replaces a worker that a SIGTERM of its own stopped cleanly, saying so at warn: nothing failed', async () => {

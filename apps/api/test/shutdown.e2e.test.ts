@@ -2,6 +2,7 @@ import { pollUntil } from '@pets/domain/testing'
 import { once } from 'node:events'
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { SAME_STOP_MS } from '../src/lifecycle.js'
 import { startLoad } from './support/load.js'
 import { databaseBehindProxy } from './support/postgres-via-proxy.js'
 import { startTestService, type ChildService } from './support/test-service.js'
@@ -166,13 +167,39 @@ describe('graceful shutdown of the built service', () => {
     const before = proxy.waiting()
     const held = createPet(svc.url)('held-request').catch((error: unknown) => error)
     await pollUntil('the request waits for the database', () => proxy.waiting() > before)
+    const first = Date.now()
     svc.child.kill('SIGTERM')
     await expect.poll(() => svc.output(), { timeout: 10_000 }).toContain('"msg":"shutting down"')
+    // One that came sooner would be the first's echo (the next test).
+    await new Promise((resolve) => setTimeout(resolve, first + SAME_STOP_MS + 100 - Date.now()))
     const second = Date.now()
     svc.child.kill('SIGINT')
     expect(await svc.exited).toBe(1)
     expect(Date.now() - second).toBeLessThan(2_000)
     await held
     proxy.restore()
+  })
+
+  it('takes a signal that comes again at once (Ctrl-C under `pnpm start`: the terminal and pnpm signal it) as the same stop: answers its requests in flight, exits 0', async () => {
+    const { svc, proxy } = await setUp({ SHUTDOWN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '30000' })
+    proxy.pause()
+    const before = proxy.waiting()
+    const held = createPet(svc.url)('held-request').catch((error: unknown) => error)
+    await pollUntil('the request waits for the database', () => proxy.waiting() > before)
+    svc.child.kill('SIGINT')
+    // The second comes once the first has been taken (two sent at once may reach it as one), well within 1 s:
+    // its listener closed (a 503 of /readyz might be the paused database's).
+    await pollUntil('the first signal is taken', () => refused(svc.url))
+    svc.child.kill('SIGINT')
+    await expect.poll(() => svc.output(), { timeout: 10_000 }).toContain('taken as the same stop')
+    proxy.restore()
+    expect(await svc.exited).toBe(0)
+    const answer = await held
+    expect(answer instanceof Response ? answer.status : answer).toBe(201)
+    const lines = await linesOf(svc)
+    expect(lines.filter((line) => line['signal'] === 'SIGINT')).toEqual([
+      expect.objectContaining({ level: 30, sameStopMs: SAME_STOP_MS }),
+    ])
+    expect(lines.at(-1)).toMatchObject({ level: 30, msg: 'stopped', outcome: 'clean', reason: 'SIGINT' })
   })
 })

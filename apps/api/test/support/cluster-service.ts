@@ -35,14 +35,19 @@ export const lines = (svc: ChildService, msg: string) =>
     .filter((line) => line.includes(`"msg":"${msg}"`))
     .map((line) => JSON.parse(line) as Record<string, unknown>)
 
-/** The built service with WEB_CONCURRENCY=2 on an empty database of its own; `close` kills it and drops the database. */
-export const startTwoWorkers = async (): Promise<{ svc: ChildService; close: () => Promise<void> }> => {
+/**
+ * The built service with WEB_CONCURRENCY=2 (and `env`) on an empty database of its own; `close` kills it and drops
+ * the database.
+ */
+export const startTwoWorkers = async (
+  env: Readonly<Record<string, string>> = {},
+): Promise<{ svc: ChildService; close: () => Promise<void> }> => {
   // WEB_CONCURRENCY above 1 refuses the memory store: each worker would keep pets of its own.
   const database = await openFreshDatabase(inject('postgres'), { empty: true })
   try {
     const svc = await startTestService({
       mode: 'child',
-      env: { DATABASE_URL: database.url, API_KEYS: CLUSTER_KEY, WEB_CONCURRENCY: '2' },
+      env: { DATABASE_URL: database.url, API_KEYS: CLUSTER_KEY, WEB_CONCURRENCY: '2', ...env },
       listening: 2,
       timeoutMs: 20_000,
     })
