@@ -19,6 +19,7 @@ import {
 } from './connection-limits.js'
 import { STORAGE_CLOSE_MS } from './lifecycle.js'
 import { createLogger } from './logger.js'
+import { idleConnectionCloser } from './idle-connections.js'
 import { within } from './within.js'
 
 /**
@@ -118,6 +119,8 @@ export const startServer = async (
   endStalledConnections(server, config)
   // What ends the requests the grace did not see finish: each is logged as cut, then its connection closed.
   const cutConnections = connectionCutter(server)
+  // What closes, once the listener is, the idle connections: kept alive, or open and silent since 1 s.
+  const closeIdle = idleConnectionCloser(server)
   // What node would answer with a bare status line (a request its parser refuses, an unknown Expect, a
   // CONNECT, no Host) gets the app's Error body too.
   answerEveryRequest(server, serve)
@@ -162,10 +165,10 @@ export const startServer = async (
     await wait(config.shutdownDelayMs)
 
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-    server.closeIdleConnections()
+    closeIdle()
     // A connection that becomes idle once the listener is closed is closed soon after (one whose
     // answer began before draining may not carry `Connection: close`).
-    const idleCloser = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_EVERY_MS).unref()
+    const idleCloser = setInterval(closeIdle, IDLE_CLOSE_EVERY_MS).unref()
     void closed.finally(() => clearInterval(idleCloser))
     // Scrapes have nothing to wait for: their listener closes with the public one.
     metricsServer?.close()

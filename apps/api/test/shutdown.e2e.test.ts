@@ -1,6 +1,6 @@
 import { pollUntil } from '@pets/domain/testing'
 import { once } from 'node:events'
-import { connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SAME_STOP_MS } from '../src/lifecycle.js'
 import { startLoad } from './support/load.js'
@@ -201,5 +201,34 @@ describe('graceful shutdown of the built service', () => {
       expect.objectContaining({ level: 30, sameStopMs: SAME_STOP_MS }),
     ])
     expect(lines.at(-1)).toMatchObject({ level: 30, msg: 'stopped', outcome: 'clean', reason: 'SIGINT' })
+  })
+
+  it('closes a connection that sent nothing once its listener is closed, not at the end of the grace; one that sends its request meanwhile is answered', async () => {
+    const svc = await startTestService({
+      mode: 'child',
+      env: { API_KEYS: KEY, SHUTDOWN_DELAY_MS: '200', SHUTDOWN_GRACE_MS: '30000' },
+    })
+    cleanups.push(async () => void (await svc.stop('SIGKILL')))
+    const port = Number(new URL(svc.url).port)
+    // Held open ahead of use, as a balancer's preconnection is; and one that writes its request late.
+    const opened = (): Promise<Socket> =>
+      new Promise((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => resolve(socket))
+        socket.on('error', () => {})
+      })
+    const [silent, late] = await Promise.all([opened(), opened()])
+    const silentClosed = once(silent, 'close')
+    let answer = ''
+    late.on('data', (chunk: Buffer) => (answer += chunk.toString()))
+    const signalledAt = Date.now()
+    svc.child.kill('SIGTERM')
+    await pollUntil('the listener is closed', () => refused(svc.url), 10_000)
+    late.write(`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`)
+    expect(await svc.exited).toBe(0)
+    await silentClosed
+    // The delay, then the second a silent connection is given: not the 30 s of the grace.
+    expect(Date.now() - signalledAt).toBeLessThan(10_000)
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*Connection: close\r\n[^]*\[\]$/)
+    expect((await linesOf(svc)).at(-1)).toMatchObject({ msg: 'stopped', outcome: 'clean', cut: 0 })
   })
 })
