@@ -95,6 +95,7 @@ export const loadConfig = (
         }),
     idempotencyCleanupMs: get(service.IDEMPOTENCY_CLEANUP_MS),
     headersTimeoutMs: get(service.HEADERS_TIMEOUT_MS),
+    keepAliveTimeoutMs: get(service.KEEP_ALIVE_TIMEOUT_MS),
     maxConnections: get(service.MAX_CONNECTIONS),
     ...optionalField('tracing', tracing),
   })

@@ -19,7 +19,7 @@ export const listenerTimeouts = (config: Pick<AppConfig, 'headersTimeoutMs'>): S
 
 /**
  * How long a connection may go without a byte read or written while a request is under way (node's
- * `server.timeout`; between requests, keep-alive's own 5 s): one and a half times HEADERS_TIMEOUT_MS (15 s),
+ * `server.timeout`; between requests, KEEP_ALIVE_TIMEOUT_MS): one and a half times HEADERS_TIMEOUT_MS (15 s),
  * at least 5 s (more than the 3 s a lingering close waits). node checks an answer being written again after
  * as long before it gives up (a write that moved meanwhile is no stall), so a stalled one is ended within
  * twice this: 30 s.

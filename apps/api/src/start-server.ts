@@ -114,7 +114,7 @@ export const startServer = async (
     },
     serve,
   )
-  server.keepAliveTimeout = 5_000
+  server.keepAliveTimeout = config.keepAliveTimeoutMs
   // A client that does not read its answers no longer holds its connection for ever.
   endStalledConnections(server, config)
   // What ends the requests the grace did not see finish: each is logged as cut, then its connection closed.

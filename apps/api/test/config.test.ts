@@ -34,6 +34,7 @@ describe('configuration from the environment', () => {
       webConcurrency: 1,
       idempotencyCleanupMs: 600000,
       headersTimeoutMs: 10000,
+      keepAliveTimeoutMs: 5000,
       maxConnections: 10000,
     })
   })
@@ -49,10 +50,12 @@ describe('configuration from the environment', () => {
         LOG_LEVEL: 'warn',
         CLOCK_NOW: '2030-12-05T00:00:00Z',
         HEADERS_TIMEOUT_MS: '2000',
+        KEEP_ALIVE_TIMEOUT_MS: '65000',
         MAX_CONNECTIONS: '500',
       }),
     ).toMatchObject({
       headersTimeoutMs: 2000,
+      keepAliveTimeoutMs: 65000,
       maxConnections: 500,
       env: 'staging',
       host: '0.0.0.0',

@@ -69,6 +69,8 @@ export type AppConfig = {
   readonly metricsPort?: number
   readonly idempotencyCleanupMs: number
   readonly headersTimeoutMs: number
+  /** KEEP_ALIVE_TIMEOUT_MS: how long a kept-alive connection may idle between requests. */
+  readonly keepAliveTimeoutMs: number
   readonly maxConnections: number
   /** From OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables; unset: no tracing, no SDK loaded. */
   readonly tracing?: TracingConfig

@@ -161,6 +161,16 @@ export const HEADERS_TIMEOUT_MS = variable({
     'twice that',
 })
 
+export const KEEP_ALIVE_TIMEOUT_MS = variable({
+  name: 'KEEP_ALIVE_TIMEOUT_MS',
+  codec: integer(1_000, 600_000),
+  default: { value: 5_000 },
+  meaning:
+    'How long a kept-alive connection may stay idle between requests before the service closes it. Behind ' +
+    "a balancer that keeps idle connections longer (an AWS ALB: 60 s), set it above the balancer's idle " +
+    'timeout, or the balancer may send a request on a connection the service is closing (a 502)',
+})
+
 export const MAX_CONNECTIONS = variable({
   name: 'MAX_CONNECTIONS',
   codec: integer(1, 1_000_000),

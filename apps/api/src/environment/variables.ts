@@ -33,6 +33,7 @@ export const VARIABLES: ReadonlyArray<AnyVariable> = [
   access.AUTH_FAILURE_LIMIT_PER_SECOND,
   access.AUTH_FAILURE_LIMIT_BURST,
   service.HEADERS_TIMEOUT_MS,
+  service.KEEP_ALIVE_TIMEOUT_MS,
   service.MAX_CONNECTIONS,
   service.METRICS_PORT,
   ...TRACING_VARIABLES,
