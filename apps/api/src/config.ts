@@ -6,6 +6,7 @@ import * as db from './environment/storage-variables.js'
 import { tracingOf } from './environment/tracing-variables.js'
 import { readVariables, type Get } from './environment/variable.js'
 import { VARIABLES } from './environment/variables.js'
+import { withoutTrailingSlashes } from '@pets/wire'
 
 export * from './environment/app-config.js'
 export { AUTH_FAILURE_LIMIT_DEFAULT, MIN_SECRET_LENGTH } from './environment/access-variables.js'
@@ -59,8 +60,10 @@ export const loadConfig = (
     env: get(service.APP_ENV),
     host: get(service.HOST),
     port: get(service.PORT),
-    // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
-    ...optionalField('publicBaseUrl', publicBaseUrl?.replace(/(?<!\/)\/+$/, '')),
+    ...optionalField(
+      'publicBaseUrl',
+      publicBaseUrl === undefined ? undefined : withoutTrailingSlashes(publicBaseUrl),
+    ),
     apiKeys: apiKeys ?? [],
     generateApiKey: apiKeys === undefined && get(service.APP_ENV) === 'development',
     ...optionalField('unheededNodeEnv', service.unheededNodeEnv(get, given)),

@@ -4,6 +4,7 @@ import { createUseCases, type Clock, type Storage } from '@pets/domain'
 import Koa from 'koa'
 import { createCallerAuthenticator } from './caller-authenticator.js'
 import { intakeRoutes } from './intake-routes.js'
+import { withoutTrailingSlashes } from '@pets/wire'
 
 /** Where the pets API is mounted in this service. */
 export const PETS_PREFIX = '/animals/v1'
@@ -65,8 +66,7 @@ export const createInternalService = (
       useCases,
       authenticator: createCallerAuthenticator(options.callers),
       prefix: PETS_PREFIX,
-      // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
-      publicBaseUrl: `${options.publicUrl.replace(/(?<!\/)\/+$/, '')}${PETS_PREFIX}`,
+      publicBaseUrl: `${withoutTrailingSlashes(options.publicUrl)}${PETS_PREFIX}`,
     }),
   )
   app.use((ctx) => {

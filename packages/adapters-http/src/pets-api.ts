@@ -12,6 +12,7 @@ import { sendProblem } from './respond.js'
 import { compileRoutes } from './routes/dispatch.js'
 import { headersOfEveryAnswer, petRoutes, type RouteHandler } from './routes/pet-routes.js'
 import { ROUTES } from './routes/route-table.js'
+import { withoutTrailingSlashes } from '@pets/wire'
 
 /** The pet operations, prepared once: which paths are theirs, and how to serve one of them. */
 export type PetsApi = {
@@ -38,9 +39,8 @@ const SEVERAL_AUTHORIZATIONS: Problem = { _tag: 'Unauthorized', keySent: true, t
  * where CONTRACT's order puts a 400). Its caller has checked the options (checkRouterOptions).
  */
 export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
-  // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
-  const prefix = (options.prefix ?? '/v1').replace(/(?<!\/)\/+$/, '')
-  const publicBaseUrl = options.publicBaseUrl.replace(/(?<!\/)\/+$/, '')
+  const prefix = withoutTrailingSlashes(options.prefix ?? '/v1')
+  const publicBaseUrl = withoutTrailingSlashes(options.publicBaseUrl)
   const { authenticator, rateLimiter, authFailureLimiter: failures, useCases, bodyTimeoutMs } = options
   const clientAddressOf = clientAddressFinder(options.trustedProxies)
   const handlers = petRoutes({

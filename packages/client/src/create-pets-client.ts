@@ -1,5 +1,5 @@
 import { Pet } from '@pets/domain'
-import { HEADERS, IdempotencyKeyHeader } from '@pets/wire'
+import { HEADERS, IdempotencyKeyHeader, withoutTrailingSlashes } from '@pets/wire'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -27,8 +27,7 @@ const trimmedBaseUrl = (baseUrl: string): string => {
   // paths appended after it would be a query or a fragment of `…/v1`.
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || /[?#]/.test(url.href))
     throw new TypeError(`baseUrl must be an absolute http or https URL without query or fragment: ${baseUrl}`)
-  // From the first slash of a run only: `/\/+$/` would scan the run again from each of its slashes.
-  return url.href.replace(/(?<!\/)\/+$/, '')
+  return withoutTrailingSlashes(url.href)
 }
 
 // The ValidationFailed the service answers to such a key, made here; its request id is none.

@@ -1,5 +1,6 @@
 import { ConnectionStringError, parseConnectionTargets } from '@pets/adapters-postgres/connection-string'
 import * as t from 'io-ts'
+import { withoutTrailingSlashes } from '@pets/wire'
 
 // The codecs of the variables that are URLs: where clients reach the API, where spans go, PostgreSQL.
 
@@ -45,8 +46,7 @@ export const httpUrl = urlCodec(
  */
 export const publicBaseUrl = urlCodec(
   'PublicBaseUrl',
-  (url) =>
-    url.username === '' && url.password === '' && url.pathname.replace(/(?<!\/)\/+$/, '').endsWith('/v1'),
+  (url) => url.username === '' && url.password === '' && withoutTrailingSlashes(url.pathname).endsWith('/v1'),
   'must be an absolute http or https URL whose path ends in /v1, without query, fragment, user or password, ' +
     'such as https://api.example.com/v1',
   true,
