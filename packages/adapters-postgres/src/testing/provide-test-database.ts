@@ -30,9 +30,13 @@ export const provideTestDatabase = async (
         `CREATE DATABASE ${quoteIdent(templateName)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
       ),
     )
+    // As `animal-store migrate` runs them: no statement timeout (the request path's 750 ms cancelled a
+    // CREATE TABLE on a machine running every package's tests at once), and a patient first connection.
     const template = createPostgresDatabase({
       connectionString: databaseUrl(server.url, templateName),
       poolSize: 1,
+      statementTimeoutMs: 0,
+      connectionTimeoutMs: 10_000,
     })
     try {
       await migrateToLatest(template)
