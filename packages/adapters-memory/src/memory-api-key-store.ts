@@ -5,14 +5,14 @@ import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 
 /** Keys to trust from the start, such as those of API_KEYS, each with a name (and an id) for logs. */
-export type KnownApiKey = { readonly key: string; readonly name: string; readonly id?: string }
+export type KnownApiKey = { readonly key: string; readonly name: string; readonly id?: string | undefined }
 
 /** How to set up an in-memory API-key store; every field is optional. */
 export type MemoryApiKeyStoreOptions = {
-  readonly keys?: ReadonlyArray<KnownApiKey>
+  readonly keys?: ReadonlyArray<KnownApiKey> | undefined
   /** Prefix of the ids of this store's keys, to tell them apart from another store's. */
-  readonly idPrefix?: string
-  readonly now?: () => Date
+  readonly idPrefix?: string | undefined
+  readonly now?: (() => Date) | undefined
 }
 
 // Answers made once, the last use a number dated only when read: a request allocates only its digest.

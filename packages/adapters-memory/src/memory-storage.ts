@@ -9,9 +9,9 @@ import { createMemoryStoreHealth } from './memory-store-health.js'
 /** How to set up the storage in memory; every field is optional. */
 export type MemoryStorageOptions = {
   /** Prefix of the ids of keys issued here, to tell them apart from another store's. */
-  readonly keyIdPrefix?: string
+  readonly keyIdPrefix?: string | undefined
   /** Keys its authenticator trusts beside those it issues, such as those of API_KEYS. */
-  readonly trustedKeys?: ReadonlyArray<TrustedApiKey>
+  readonly trustedKeys?: ReadonlyArray<TrustedApiKey> | undefined
 }
 
 /** The whole storage in this process's memory: fast, needs nothing, and gone when the process ends. */
