@@ -15,11 +15,11 @@ export type KeyLookup = {
 /** How long a key a lookup found unknown is answered from memory, and how many are kept. */
 export type UnknownKeysOptions = {
   /** 10 s unless given. */
-  readonly forMs?: number
+  readonly forMs?: number | undefined
   /** Past it, the oldest are forgotten; 10,000 unless given. */
-  readonly maxKeys?: number
+  readonly maxKeys?: number | undefined
   /** Milliseconds on a clock that never goes back; performance.now unless given. */
-  readonly now?: () => number
+  readonly now?: (() => number) | undefined
 }
 
 /** A key to trust from the start (such as one of API_KEYS), with the id and name to know it by. */
