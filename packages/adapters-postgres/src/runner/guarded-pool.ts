@@ -13,6 +13,7 @@ import {
   type Statement,
   type SubmitStatement,
 } from './statement.js'
+import type { GuardOptions } from './guard-options.js'
 
 /** The kysely pool over a pg pool, and what it counts, for tests and metrics. */
 export type GuardedPool = PostgresPool & {
@@ -22,23 +23,6 @@ export type GuardedPool = PostgresPool & {
   readonly runPreparedAfter: RunPreparedAfter
   /** Connections destroyed because they broke or were presumed dead. */
   readonly evictions: () => number
-}
-
-type Answer = Promise<pg.QueryResult>
-/** How the guarded pool bounds each query. */
-export type GuardOptions = {
-  /** A query unanswered this long fails and its connection is destroyed; 0 (the default): no limit. */
-  readonly queryTimeoutMs?: number
-  /** A monotonic clock in ms; `performance.now` unless given. */
-  readonly now?: () => number
-  /** Runs on each connection before it is first handed out, with a query bounded as every other. */
-  readonly firstUse?: (query: (text: string) => Answer, client: pg.PoolClient) => Promise<void>
-  /** How a query is sent; `client.query(text, values)` unless given. */
-  readonly send?: (client: pg.PoolClient, text: string, values: ReadonlyArray<unknown>) => Answer
-  /** How a statement of the request path is sent; unnamed unless given (statement.ts). */
-  readonly submit?: SubmitStatement
-  /** Whether a failed connection attempt is made once more at once (the settings were changed). */
-  readonly retryConnect?: (error: unknown) => boolean
 }
 
 /**

@@ -15,7 +15,8 @@ export {
   type PostgresDatabaseOptions,
 } from './create-postgres-database.js'
 export { describeFacts } from './pooler.js'
-export { guardPool, type GuardedPool, type GuardOptions } from './guarded-pool.js'
+export { guardPool, type GuardedPool } from './guarded-pool.js'
+export type { GuardOptions } from './guard-options.js'
 export {
   fromKysely,
   intentLifetimeOf,

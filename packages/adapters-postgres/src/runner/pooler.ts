@@ -1,5 +1,5 @@
 import pg from 'pg'
-import type { GuardOptions } from './guarded-pool.js'
+import type { GuardOptions } from './guard-options.js'
 import { withSettingsFirst } from './session-settings.js'
 import type { ConnectionFacts } from './postgres-handle.js'
 import { submitStatement, type Sending } from './statement.js'
