@@ -60,7 +60,7 @@ export const requireUtf8Database = async <DB>(db: Kysely<DB>): Promise<void> => 
 export const migrateToLatest = async <DB>(
   target: Kysely<DB> | { readonly db: Kysely<DB>; readonly runner: Pick<StatementRunner, 'connectionFacts'> },
   log: MigrationLog = () => {},
-  { signal }: { readonly signal?: AbortSignal } = {},
+  { signal }: { readonly signal?: AbortSignal | undefined } = {},
 ): Promise<ReadonlyArray<string>> => {
   // A kysely instance made elsewhere is taken to reach PostgreSQL itself.
   const [db, throughPooler] =

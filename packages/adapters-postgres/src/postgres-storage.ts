@@ -37,19 +37,19 @@ export type PostgresStorageOptions = Pick<
   /** PostgreSQL itself, for what needs a session (migrations, LISTEN for API keys); `url` unless given (or undefined, as an unset variable is). */
   readonly directUrl?: string | undefined
   /** Whether `url` goes through a transaction pooler; `detect` unless given (PoolerMode). */
-  readonly pooler?: PoolerMode
+  readonly pooler?: PoolerMode | undefined
   /** The names of `url` and `directUrl` in the host's configuration, for the log; `url` and `directUrl` unless given. */
-  readonly names?: { readonly url?: string; readonly directUrl?: string }
+  readonly names?: { readonly url?: string | undefined; readonly directUrl?: string | undefined } | undefined
   /** `application_name` of the pool; the LISTEN connection's is this with `-api-keys`. `animal-store` unless given. */
-  readonly applicationName?: string
+  readonly applicationName?: string | undefined
   /** How long /readyz waits for PostgreSQL; 1000 ms unless given. */
-  readonly readyTimeoutMs?: number
+  readonly readyTimeoutMs?: number | undefined
   /** Whose clock dates the Idempotency-Key records: `database` unless given (createPostgresIdempotentPetCreations). */
-  readonly idempotencyClock?: 'database' | 'request'
+  readonly idempotencyClock?: 'database' | 'request' | undefined
   /** Where the storage's lines go: outages (calls it cannot serve), broken connections, LISTEN, migrations. Silent unless given. */
-  readonly log?: StorageLog
+  readonly log?: StorageLog | undefined
   /** Keys its authenticator trusts beside the stored ones, such as those of API_KEYS. */
-  readonly trustedKeys?: ReadonlyArray<TrustedApiKey>
+  readonly trustedKeys?: ReadonlyArray<TrustedApiKey> | undefined
 }
 
 /** The storage, with what a host reads of it besides its ports. */

@@ -3,14 +3,14 @@ import type { OnServed, OnUnavailable, TryStoreOptions } from './unavailable.js'
 /** What every adapter of this package may be given besides its kysely handle. */
 export type PostgresAdapterOptions = {
   /** Told once of each call answered `StoreUnavailable` (a 503); silent unless given. */
-  readonly onUnavailable?: OnUnavailable
+  readonly onUnavailable?: OnUnavailable | undefined
   /** Told of each call PostgreSQL served (so that an outage's end is seen); silent unless given. */
-  readonly onServed?: OnServed
+  readonly onServed?: OnServed | undefined
   /**
    * `lock_timeout` set inside each write, so that it holds where a pooler dropped the session's; 500 ms
    * unless given (or the handle's `lockTimeoutMs`), 0 for no limit.
    */
-  readonly lockTimeoutMs?: number
+  readonly lockTimeoutMs?: number | undefined
 }
 
 /** The `lock_timeout`, in milliseconds, of an adapter given none of its own and a handle without one. */

@@ -11,21 +11,21 @@ export type ListenOptions = {
   /** A session outside the pool: PostgreSQL itself or a pooler in session mode, never in transaction mode. */
   readonly connectionString: string
   /** Its name in the host's configuration, for the message that refuses it; `listen.connectionString` unless given. */
-  readonly connectionStringName?: string
+  readonly connectionStringName?: string | undefined
   /** Shown in pg_stat_activity; `api-keys-listener` unless given. */
-  readonly applicationName?: string
+  readonly applicationName?: string | undefined
   /** How long to wait for the connection, and for each of its statements; 5000 ms unless given. */
-  readonly timeoutMs?: number
+  readonly timeoutMs?: number | undefined
   /** The first wait before connecting again; doubled after each failure up to `reconnectMaxMs`. 250 ms unless given. */
-  readonly reconnectMinMs?: number
+  readonly reconnectMinMs?: number | undefined
   /** The longest wait before connecting again; 10 000 ms unless given. */
-  readonly reconnectMaxMs?: number
+  readonly reconnectMaxMs?: number | undefined
   /**
    * How often the connection is checked with `SELECT 1`, to notice a network that died silently (the
    * keepalives of a proxy or NAT in between may still answer): a change made elsewhere then goes unheard for at
    * most this plus `timeoutMs` before the store asks the database instead. 5000 ms unless given.
    */
-  readonly heartbeatMs?: number
+  readonly heartbeatMs?: number | undefined
 }
 
 /** What the listener does with its connection. */

@@ -21,7 +21,7 @@ export type ConnectionTargets = {
 /** How to read a URI: the target when it names none (by its number of hosts), and the name messages give it. */
 export type TargetOptions = {
   readonly defaultTargetSessionAttrs: TargetSessionAttrs | ((hosts: number) => TargetSessionAttrs)
-  readonly label?: string
+  readonly label?: string | undefined
 }
 
 const SESSION_ATTRS = ['any', 'read-write', 'read-only', 'primary', 'standby', 'prefer-standby'] as const

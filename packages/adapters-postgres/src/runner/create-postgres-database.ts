@@ -22,31 +22,31 @@ export type PostgresDatabaseOptions = {
   /** A postgres:// URI (several hosts, target_session_attrs: connection-config.ts) or pg's key=value string. */
   readonly connectionString: string
   /** The connection string's name in the host's configuration, for the message that refuses it. */
-  readonly connectionStringName?: string
+  readonly connectionStringName?: string | undefined
   /** Connections in the pool; 10 unless given. */
-  readonly poolSize?: number
+  readonly poolSize?: number | undefined
   /** How long a call waits for a connection before it fails; 1000 ms unless given. */
-  readonly connectionTimeoutMs?: number
+  readonly connectionTimeoutMs?: number | undefined
   /** `statement_timeout` (the client gives up 250 ms later); 750 ms unless given, 0 for no limit. */
-  readonly statementTimeoutMs?: number
+  readonly statementTimeoutMs?: number | undefined
   /** `lock_timeout`, repeated inside the adapters' writes; 500 ms unless given, 0 for no limit. */
-  readonly lockTimeoutMs?: number
+  readonly lockTimeoutMs?: number | undefined
   /** `idle_in_transaction_session_timeout`; 2000 ms unless given, 0 for no limit. */
-  readonly idleInTransactionTimeoutMs?: number
-  readonly keepAlive?: KeepAliveOptions
+  readonly idleInTransactionTimeoutMs?: number | undefined
+  readonly keepAlive?: KeepAliveOptions | undefined
   /** Whether to send the timeouts and keepalives; true unless given (false: the role's settings apply). */
-  readonly sendSessionSettings?: boolean
+  readonly sendSessionSettings?: boolean | undefined
   /** Whether a transaction pooler is in between; `detect` unless given (PoolerMode). */
-  readonly pooler?: PoolerMode
+  readonly pooler?: PoolerMode | undefined
   /**
    * How long a connection lives at most, in seconds, so that a balancer's or DNS's new answer is followed
    * even when no error says so; 300 unless given, 0 for no limit. Closed at its next release past that.
    */
-  readonly maxLifetimeSeconds?: number
+  readonly maxLifetimeSeconds?: number | undefined
   /** Shown in pg_stat_activity, so operators see who holds a connection. */
-  readonly applicationName?: string
+  readonly applicationName?: string | undefined
   /** Told about connections that broke while no query was using them; the pool replaces them. */
-  readonly onError?: (error: Error) => void
+  readonly onError?: ((error: Error) => void) | undefined
 }
 
 /** A handle for the adapters (kysely and the guarded pool's runner), the pool beneath, and a `close`. */

@@ -42,14 +42,20 @@ export type PostgresHandle = {
 /** What the adapters cannot learn from a kysely instance made elsewhere. */
 export type FromKyselyOptions = {
   /** DEFAULT_LOCK_TIMEOUT_MS unless given. */
-  readonly lockTimeoutMs?: number
+  readonly lockTimeoutMs?: number | undefined
   /** The server's statement timeout; 750 ms (createPostgresDatabase's default) unless given. */
-  readonly statementTimeoutMs?: number
+  readonly statementTimeoutMs?: number | undefined
   /**
    * Where the statements run, which kysely does not tell: their spans' `db.namespace`, `server.address`
    * and `server.port` (left out unless given).
    */
-  readonly target?: { readonly database?: string; readonly host?: string; readonly port?: number }
+  readonly target?:
+    | {
+        readonly database?: string | undefined
+        readonly host?: string | undefined
+        readonly port?: number | undefined
+      }
+    | undefined
 }
 
 // A value as PostgreSQL's text output gives it, for the statements' column types (text, int8, boolean).

@@ -4,19 +4,19 @@ import { inlineParameters } from './inline-parameters.js'
 /** TCP keepalives, on both ends of every connection of the pool. */
 export type KeepAliveOptions = {
   /** Idle time before the first probe; 5000 ms unless given (the server counts whole seconds). */
-  readonly idleMs?: number
+  readonly idleMs?: number | undefined
   /** Time between probes, on the server; 1000 ms unless given. */
-  readonly intervalMs?: number
+  readonly intervalMs?: number | undefined
   /** Unanswered probes before the server drops the connection; 3 unless given. */
-  readonly count?: number
+  readonly count?: number | undefined
 }
 
 /** What the server-side settings are computed from. */
 export type SessionSettingsOptions = {
-  readonly statementTimeoutMs?: number
-  readonly lockTimeoutMs?: number
-  readonly idleInTransactionTimeoutMs?: number
-  readonly keepAlive?: KeepAliveOptions
+  readonly statementTimeoutMs?: number | undefined
+  readonly lockTimeoutMs?: number | undefined
+  readonly idleInTransactionTimeoutMs?: number | undefined
+  readonly keepAlive?: KeepAliveOptions | undefined
 }
 
 export const keepAliveOf = (options: KeepAliveOptions = {}) => ({

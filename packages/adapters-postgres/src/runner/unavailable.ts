@@ -24,17 +24,17 @@ export type OnServed = () => void
 
 /** Where a call is reported: its operation's name, and whom to tell; and whether it only reads. */
 export type TryStoreOptions = {
-  readonly operation?: string
+  readonly operation?: string | undefined
   /**
    * The call only reads: when the connection under it is lost (the server ended the session, the socket
    * closed), it runs once more on another connection, as a deadlock's does. Never for a write: its commit
    * may have happened before the connection went.
    */
-  readonly readOnly?: boolean
+  readonly readOnly?: boolean | undefined
   /** Never run again, after any failure: a statement of a caller's transaction, which the failure aborted. */
-  readonly once?: boolean
-  readonly onUnavailable?: OnUnavailable
-  readonly onServed?: OnServed
+  readonly once?: boolean | undefined
+  readonly onUnavailable?: OnUnavailable | undefined
+  readonly onServed?: OnServed | undefined
 }
 
 // Told to onUnavailable, and carried by the StoreUnavailable for the line of whoever answers it (the 503's).

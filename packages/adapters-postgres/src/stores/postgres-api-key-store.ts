@@ -22,22 +22,22 @@ import { createLastUsedWriter } from './last-used-writer.js'
 /** Options of the PostgreSQL key store. */
 export type PostgresApiKeyStoreOptions = {
   /** The clock that dates issues, revocations and uses; the machine's unless given. */
-  readonly now?: () => Date
+  readonly now?: (() => Date) | undefined
   /** Where to LISTEN for changes of `api_keys`, so that `start` can serve stored keys from memory. */
-  readonly listen?: ListenOptions
+  readonly listen?: ListenOptions | undefined
   /**
    * Told of background failures: the LISTEN connection's (a ListenUnheardError when it cannot hear at all), and
    * a write of last_used_at (a LastUsedNotWrittenError, its cause the database's error); silent unless given.
    */
-  readonly onError?: (error: Error) => void
+  readonly onError?: ((error: Error) => void) | undefined
   /** Told each time the LISTEN connection holds (again) and keys are checked in memory; silent unless given. */
-  readonly onListening?: () => void
+  readonly onListening?: (() => void) | undefined
   /** How long after a use last_used_at is written, batched with other uses; 1000 ms unless given. */
-  readonly lastUsedFlushMs?: number
+  readonly lastUsedFlushMs?: number | undefined
   /** Told once of each call answered StoreUnavailable, with its operation and SQLSTATE. */
-  readonly onUnavailable?: OnUnavailable
+  readonly onUnavailable?: OnUnavailable | undefined
   /** Told of each call PostgreSQL served. */
-  readonly onServed?: OnServed
+  readonly onServed?: OnServed | undefined
 }
 
 /** The key store, and what runs in its background. */

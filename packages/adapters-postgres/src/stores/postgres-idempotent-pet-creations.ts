@@ -28,9 +28,9 @@ export type PostgresIdempotentPetCreationsOptions = PostgresAdapterOptions & {
    * Whose clock dates the records: `database` (the default: one clock for every instance; the request's `at`
    * is ignored, its window kept) or `request` (the caller's instants: CLOCK_NOW, tests).
    */
-  readonly clock?: 'database' | 'request'
+  readonly clock?: 'database' | 'request' | undefined
   /** Records removed per statement by `removeExpired`; 1000 unless given. */
-  readonly cleanupBatchSize?: number
+  readonly cleanupBatchSize?: number | undefined
 }
 
 // An element of the batch that needs a write, in a read-only transaction.

@@ -6,9 +6,9 @@ import { orWhenLate } from '../runner/index.js'
 /** How long the health check waits for PostgreSQL, and whom it tells when writes stop or resume. */
 export type PostgresStoreHealthOptions = {
   /** 1000 ms unless given; far shorter than the pool's own timeouts, as a probe must be. */
-  readonly timeoutMs?: number
+  readonly timeoutMs?: number | undefined
   /** Told when the database starts or stops refusing writes (a standby, a failover); `reason` says why. */
-  readonly onWritableChange?: (writable: boolean, reason: string) => void
+  readonly onWritableChange?: ((writable: boolean, reason: string) => void) | undefined
 }
 
 /** The database answers, but refuses writes: every write would be a 503. */
