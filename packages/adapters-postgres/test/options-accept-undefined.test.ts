@@ -3,7 +3,7 @@ import { aCreation, aPetData, run } from '@pets/domain/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import {
   createPostgresApiKeyStore,
   createPostgresApiKeyUsageLog,
@@ -31,6 +31,15 @@ import {
   type TryStoreOptions,
 } from '../src/index.js'
 import { parseConnectionTargets, type TargetOptions } from '../src/runner/connection-targets.js'
+import {
+  openFreshDatabase,
+  type provideTestDatabase,
+  startPostgresProxy,
+  startTestPgBouncer,
+  type FreshDatabaseOptions,
+  type PgBouncerOptions,
+  type Relay,
+} from '../src/testing/index.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 // Every optional property of T, each given as undefined: a new option must be listed here (the object is
@@ -211,5 +220,58 @@ describe('an option given as undefined is its default, as one left out is', () =
       label: undefined,
     }
     expect(() => parseConnectionTargets('mysql://db', options)).toThrow(/^DATABASE_URL: /)
+  })
+})
+
+describe('the testing entry: an option given as undefined is its default, as one left out is', () => {
+  const postgres = inject('postgres')
+
+  it('openFreshDatabase: timeouts given as undefined are 10 s, as ones left out are', async () => {
+    const options: EveryOptionUndefined<FreshDatabaseOptions> = {
+      ...poolOptions,
+      empty: undefined,
+      encoding: undefined,
+      through: undefined,
+    }
+    const fresh = await openFreshDatabase(postgres, options)
+    try {
+      // Migrated (not empty), reached directly, with the helper's timeouts and not the service's.
+      expect(await migrateToLatest(fresh)).toEqual([])
+      expect(fresh.poolUrl).toBe(fresh.url)
+      expect(await settingsOf(fresh.db)).toEqual({ statement: '10s', lock: '10s', idle: '2s' })
+    } finally {
+      await fresh.close()
+    }
+  })
+
+  it('startPostgresProxy and startTestPgBouncer; provideTestDatabase by type', async () => {
+    const relay: EveryOptionUndefined<Relay> = {
+      toServer: undefined,
+      toClient: undefined,
+      serverClosed: undefined,
+    }
+    const proxy = await startPostgresProxy(postgres.url, () => relay)
+    const bouncerOptions: EveryOptionUndefined<PgBouncerOptions> = {
+      poolSize: undefined,
+      serverHost: undefined,
+      serverPort: undefined,
+      ownProcess: undefined,
+    }
+    const bouncer = await startTestPgBouncer(postgres.url, bouncerOptions)
+    try {
+      for (const url of [proxy.url, bouncer.through(postgres.url)]) {
+        const client = new pg.Client({ connectionString: url })
+        await client.connect()
+        expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
+        await client.end()
+      }
+    } finally {
+      await bouncer.stop()
+      await proxy.close()
+    }
+    // The globalSetup's helper: called here it would start a second server where Docker answers.
+    type ProvideOptions = NonNullable<Parameters<typeof provideTestDatabase>[0]>
+    const provideOptions: ProvideOptions = { log: undefined } satisfies EveryOptionUndefined<ProvideOptions>
+    expect(provideOptions.log).toBeUndefined()
   })
 })

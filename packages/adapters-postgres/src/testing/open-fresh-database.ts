@@ -12,11 +12,11 @@ const TEST_TIMEOUT_MS = 10_000
 
 /** Pool options for a fresh database (timeouts 10 s unless given); `empty` clones template0, unmigrated. */
 export type FreshDatabaseOptions = Omit<PostgresDatabaseOptions, 'connectionString'> & {
-  readonly empty?: boolean
+  readonly empty?: boolean | undefined
   /** An empty database that keeps text in this encoding (`SQL_ASCII`, `LATIN1`), with the C locale. */
-  readonly encoding?: string
+  readonly encoding?: string | undefined
   /** The pool connects through this PgBouncer (startTestPgBouncer) instead of directly. */
-  readonly through?: TestPgBouncer
+  readonly through?: TestPgBouncer | undefined
 }
 
 /** A test's own database: `url`, `name`, and a pool on `poolUrl` (through PgBouncer if given). */
@@ -45,11 +45,12 @@ export const openFreshDatabase = async (
   const url = databaseUrl(admin.url, name)
   const poolUrl = through === undefined ? url : through.through(url)
   // Generous unless given: a busy test machine must not time out (the service's defaults answer 503 in ~2 s).
+  // A timeout given as undefined is 10 s too, as one left out is (a spread would pass the undefined on).
   const database = createPostgresDatabase({
-    connectionTimeoutMs: TEST_TIMEOUT_MS,
-    statementTimeoutMs: TEST_TIMEOUT_MS,
-    lockTimeoutMs: TEST_TIMEOUT_MS,
     ...poolOptions,
+    connectionTimeoutMs: poolOptions.connectionTimeoutMs ?? TEST_TIMEOUT_MS,
+    statementTimeoutMs: poolOptions.statementTimeoutMs ?? TEST_TIMEOUT_MS,
+    lockTimeoutMs: poolOptions.lockTimeoutMs ?? TEST_TIMEOUT_MS,
     connectionString: poolUrl,
   })
   let closing: Promise<void> | undefined

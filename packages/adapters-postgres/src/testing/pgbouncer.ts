@@ -21,12 +21,12 @@ export type TestPgBouncer = {
 /** How to start one. */
 export type PgBouncerOptions = {
   /** Server connections per database and user (`default_pool_size`); 20 unless given. */
-  readonly poolSize?: number
+  readonly poolSize?: number | undefined
   /** Where it sends the connections, when not the test server itself (a TCP proxy in front of it, say). */
-  readonly serverHost?: string
-  readonly serverPort?: number
+  readonly serverHost?: string | undefined
+  readonly serverPort?: number | undefined
   /** Ignores TEST_PGBOUNCER_URL and starts one (a test that needs its own server address). */
-  readonly ownProcess?: boolean
+  readonly ownProcess?: boolean | undefined
 }
 
 // Debian's, unless PGBOUNCER_BIN names another.

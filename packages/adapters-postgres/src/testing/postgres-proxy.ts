@@ -3,11 +3,11 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 /** How a proxy passes the bytes of one connection on; each direction forwards as it is unless given. */
 export type Relay = {
   /** What the client sent, and how to pass it to the server. */
-  readonly toServer?: (chunk: Buffer, send: (chunk: Buffer) => void) => void
+  readonly toServer?: ((chunk: Buffer, send: (chunk: Buffer) => void) => void) | undefined
   /** What the server answered, and how to pass it to the client. */
-  readonly toClient?: (chunk: Buffer, send: (chunk: Buffer) => void) => void
+  readonly toClient?: ((chunk: Buffer, send: (chunk: Buffer) => void) => void) | undefined
   /** The server closed the connection: how to close the client's (at once unless given). */
-  readonly serverClosed?: (closeClient: () => void) => void
+  readonly serverClosed?: ((closeClient: () => void) => void) | undefined
 }
 
 /** A TCP proxy in front of PostgreSQL: the URL through it, and `close`, which ends every connection. */

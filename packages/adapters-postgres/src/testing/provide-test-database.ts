@@ -12,7 +12,7 @@ export type ProvidedTestDatabase = TestDatabase & { readonly teardown: () => Pro
 
 /** For a vitest globalSetup: finds a server (findTestServer) and makes a migrated template for this run. */
 export const provideTestDatabase = async (
-  options: { readonly log?: (line: string) => void } = {},
+  options: { readonly log?: ((line: string) => void) | undefined } = {},
 ): Promise<ProvidedTestDatabase> => {
   const server = await findTestServer()
   const templateName = `pets_template_${process.pid}_${randomBytes(4).toString('hex')}`
