@@ -14,13 +14,13 @@ import { serveRequests } from './serve-requests.js'
 
 /** What createHttpApp needs: those of the pets router, and a logger (silent unless given). */
 export type HttpAppOptions = PetsRouterOptions & {
-  readonly logger?: HttpLogger
+  readonly logger?: HttpLogger | undefined
   /** Readiness, metrics and a request observer for `/readyz`, `/metrics` and the host's counters. */
-  readonly operations?: Operations
+  readonly operations?: Operations | undefined
   /** The `servers` of the OpenAPI document: the current environment's; `publicBaseUrl` unless given. */
-  readonly servers?: ReadonlyArray<OpenApiServer>
+  readonly servers?: ReadonlyArray<OpenApiServer> | undefined
   /** Where the server span of each request goes; unset: the global tracer provider's (a no-op without an SDK). */
-  readonly tracer?: Tracer
+  readonly tracer?: Tracer | undefined
 }
 
 /**
@@ -54,9 +54,9 @@ export const createHttpApp = (options: HttpAppOptions): Koa<RequestState> => {
 /** What createOperationsApp needs: the operator's endpoints, and a logger (silent unless given). */
 export type OperationsAppOptions = {
   readonly operations: Operations
-  readonly logger?: HttpLogger
+  readonly logger?: HttpLogger | undefined
   /** As createHttpApp's. */
-  readonly tracer?: Tracer
+  readonly tracer?: Tracer | undefined
 }
 
 /**

@@ -14,18 +14,18 @@ export type PetsRouterOptions = {
   /** The absolute URL the API is reached at, ending in the version segment: used in Location and Link. */
   readonly publicBaseUrl: string
   /** Where the API is mounted in the Koa app: `/v1` unless the host mounts it elsewhere. */
-  readonly prefix?: string
+  readonly prefix?: string | undefined
   /** Limits each API key's requests, right after authentication; no limit unless given. */
-  readonly rateLimiter?: RateLimiter
+  readonly rateLimiter?: RateLimiter | undefined
   /** How long a request body may take to arrive; 10 s unless given. */
-  readonly bodyTimeoutMs?: number
+  readonly bodyTimeoutMs?: number | undefined
   /**
    * Limits lookups of invalid keys per client address (IPv6: per /64), so guesses cost no query; a key
    * answered from memory is never limited. Bound its `maxKeys`: strangers choose them.
    */
-  readonly authFailureLimiter?: TokenBucketRateLimiter
+  readonly authFailureLimiter?: TokenBucketRateLimiter | undefined
   /** The proxies whose `X-Forwarded-For` is believed (see `TrustedProxies`); none unless given. */
-  readonly trustedProxies?: TrustedProxies
+  readonly trustedProxies?: TrustedProxies | undefined
 }
 
 /**

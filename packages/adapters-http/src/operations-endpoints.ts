@@ -49,11 +49,11 @@ export type MetricsPage = { readonly contentType: string; readonly body: string 
 /** What the operator's endpoints outside /v1 need from the host; each part may be left out. */
 export type Operations = {
   /** Whether this instance should get traffic; `GET /readyz` answers 200 only when it is right. */
-  readonly ready?: () => TaskEither<StoreUnavailable | ShuttingDown, void>
+  readonly ready?: (() => TaskEither<StoreUnavailable | ShuttingDown, void>) | undefined
   /** The body of `GET /metrics`; without it, /metrics is 404. */
-  readonly metrics?: () => Promise<MetricsPage>
+  readonly metrics?: (() => Promise<MetricsPage>) | undefined
   /** Told about every request once it is answered, after its log line; it must not throw. */
-  readonly observe?: (request: ObservedRequest) => void
+  readonly observe?: ((request: ObservedRequest) => void) | undefined
 }
 
 const HEALTHY = '{"status":"ok"}'

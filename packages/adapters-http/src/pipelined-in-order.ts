@@ -15,7 +15,7 @@ const waiting = new WeakMap<Socket, number>()
 export const MAX_PIPELINED = 32
 
 /** What inOrder tells its host: a connection closed for too deep a pipeline. */
-export type InOrderOptions = { readonly onOverflow?: () => void }
+export type InOrderOptions = { readonly onOverflow?: (() => void) | undefined }
 
 /**
  * Serves the requests of one connection one at a time, in their order. node hands over every request of

@@ -19,9 +19,9 @@ export interface RateLimiter {
 /** The options of createTokenBucketRateLimiter: its policy, and its clock and bound on keys. */
 export type TokenBucketOptions = RateLimitPolicy & {
   /** Milliseconds on a clock that never goes back; performance.now unless given. */
-  readonly now?: () => number
+  readonly now?: (() => number) | undefined
   /** The most keys kept, for keys strangers choose (addresses): past it, full buckets go, then the oldest. */
-  readonly maxKeys?: number
+  readonly maxKeys?: number | undefined
 }
 
 /** A token-bucket limiter that can also give a token back. */

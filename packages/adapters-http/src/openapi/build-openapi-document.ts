@@ -30,7 +30,7 @@ import { problemResponses } from './problem-responses.js'
 export const API_VERSION = '1.0.0'
 
 /** A base URL at which the operations are reached, ending in the version segment. */
-export type OpenApiServer = { readonly url: string; readonly description?: string }
+export type OpenApiServer = { readonly url: string; readonly description?: string | undefined }
 
 /** An OpenAPI 3.1 document, as plain JSON data. */
 export type OpenApiDocument = { readonly openapi: string } & JsonSchema
@@ -145,7 +145,10 @@ export const buildOpenApiDocument = ({
       'limit, either may be 429 rate_limited first, as any request after authentication. Every GET ' +
       'operation also answers HEAD, with the status and headers of its GET and no body.',
   },
-  servers: servers.map((server) => ({ ...server })),
+  // A description given as undefined is left out, as one not given is (a spread would keep the key).
+  servers: servers.map(({ description, ...server }) =>
+    description === undefined ? { ...server } : { ...server, description },
+  ),
   tags: [
     { name: 'pets', description: 'The catalogue of animals.' },
     { name: 'store', description: 'The store: orders.' },

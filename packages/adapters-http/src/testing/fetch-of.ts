@@ -10,7 +10,7 @@ export type Servable = { readonly callback: () => RequestListener } | RequestLis
 /** How fetchOf's requests look to the app. */
 export type FetchOfOptions = {
   /** The peer address of every request (the client address of log lines and limits); `127.0.0.1` unless given. */
-  readonly remoteAddress?: string
+  readonly remoteAddress?: string | undefined
 }
 
 /** Where a path given alone (`/v1/pets`) is resolved; fetch itself would refuse it. */
