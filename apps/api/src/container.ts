@@ -8,7 +8,7 @@ import type { OpenedStorage } from './storage/open-storage.js'
 import { AuthenticatorToken, ClockToken, StorageToken, type Token } from './tokens.js'
 
 /** Registrations that replace the defaults, such as a test's clock. */
-export type ContainerOverrides = { readonly clock?: Clock }
+export type ContainerOverrides = { readonly clock?: Clock | undefined }
 
 /**
  * What backs which port, in a child container of its own (two services or tests never share a part): Clock

@@ -40,13 +40,13 @@ export type AnimalStoreService = {
 
 /** What createService may be given besides the configuration: a clock, a logger, whether to migrate. */
 export type ServiceOptions = ContainerOverrides & {
-  readonly logger?: Logger
+  readonly logger?: Logger | undefined
   /** Run the migrations before serving; the configuration's MIGRATE_ON_START unless given. */
-  readonly migrate?: boolean
+  readonly migrate?: boolean | undefined
   /** Makes what /metrics serves from the service's own metrics (a cluster worker asks its primary). */
-  readonly metricsPage?: (local: ServiceMetrics) => () => Promise<MetricsPage>
+  readonly metricsPage?: ((local: ServiceMetrics) => () => Promise<MetricsPage>) | undefined
   /** The spans of this process so far, counted on /metrics (`tracing_spans_total`), when it traces. */
-  readonly spans?: ServiceMetricsOptions['spans']
+  readonly spans?: ServiceMetricsOptions['spans'] | undefined
 }
 
 const shuttingDown: ShuttingDown = { _tag: 'ShuttingDown' }

@@ -27,9 +27,10 @@ export type ServiceMetricsOptions = {
   /** The ids of the deprecated operations, whose calls are counted per API key. */
   readonly deprecatedOperations: ReadonlyArray<string>
   /** The PostgreSQL pool, when there is one. */
-  readonly pool?: PoolStats
+  readonly pool?: PoolStats | undefined
   /** The spans of this process so far, when it traces (start-tracing.ts). */
-  readonly spans?: () => { readonly ended: number; readonly exported: number; readonly failed: number }
+  readonly spans?:
+    (() => { readonly ended: number; readonly exported: number; readonly failed: number }) | undefined
 }
 
 /** Metrics on the service's own registry, never prom-client's global one: two services never mix counts. */

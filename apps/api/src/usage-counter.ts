@@ -16,11 +16,11 @@ export type UsageCounterOptions = {
   readonly flushEveryMs: number
   readonly logger: {
     /** Says that counts are written again after writes failed; silent unless given. */
-    readonly info?: (fields: object, message: string) => void
+    readonly info?: ((fields: object, message: string) => void) | undefined
     readonly warn: (fields: object, message: string) => void
     readonly error: (fields: object, message: string) => void
   }
-  readonly now?: () => number
+  readonly now?: (() => number) | undefined
 }
 
 // 42P01 undefined_table: the schema is behind this version (MIGRATE_ON_START=false on a database not yet

@@ -20,7 +20,7 @@ export type StorageConfig =
       readonly kind: 'postgres'
       readonly url: string
       /** DATABASE_DIRECT_URL: for what needs a session (migrations, LISTEN); unset: `url` serves for all. */
-      readonly directUrl?: string
+      readonly directUrl?: string | undefined
       readonly poolSize: number
       /** DATABASE_MAX_LIFETIME_S. */
       readonly maxLifetimeSeconds: number
@@ -42,17 +42,17 @@ export type AppConfig = {
   readonly host: string
   readonly port: number
   /** PUBLIC_BASE_URL, without a trailing slash; unset: http://HOST:PORT/v1 of the bound port. */
-  readonly publicBaseUrl?: string
+  readonly publicBaseUrl?: string | undefined
   /** The entries of API_KEYS, each `KEY` or `NAME:KEY` (environmentKeys reads them). */
   readonly apiKeys: ReadonlyArray<string>
-  readonly apiKeyIdSecret?: string
+  readonly apiKeyIdSecret?: string | undefined
   /** In development without API_KEYS: one key is generated and printed at start. */
   readonly generateApiKey: boolean
   /** NODE_ENV, when it names a deployment that APP_ENV (unset) does not: the start warns that it is not heeded. */
-  readonly unheededNodeEnv?: AppEnv
+  readonly unheededNodeEnv?: AppEnv | undefined
   readonly logLevel: LogLevel
   readonly logFormat: 'json' | 'pretty'
-  readonly clockNow?: Date
+  readonly clockNow?: Date | undefined
   readonly storage: StorageConfig
   readonly shutdownDelayMs: number
   readonly shutdownGraceMs: number
@@ -61,19 +61,19 @@ export type AppConfig = {
   /** WEB_CONCURRENCY: 1 runs without node:cluster. */
   readonly webConcurrency: number
   /** RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST; none when unset. */
-  readonly rateLimit?: RateLimitConfig
+  readonly rateLimit?: RateLimitConfig | undefined
   /** AUTH_FAILURE_LIMIT_PER_SECOND and AUTH_FAILURE_LIMIT_BURST; unset: AUTH_FAILURE_LIMIT_DEFAULT. */
-  readonly authFailureLimit?: RateLimitConfig
+  readonly authFailureLimit?: RateLimitConfig | undefined
   /** TRUST_PROXY; unset or 0: none, X-Forwarded-For ignored. */
-  readonly trustedProxies?: TrustedProxies
-  readonly metricsPort?: number
+  readonly trustedProxies?: TrustedProxies | undefined
+  readonly metricsPort?: number | undefined
   readonly idempotencyCleanupMs: number
   readonly headersTimeoutMs: number
   /** KEEP_ALIVE_TIMEOUT_MS: how long a kept-alive connection may idle between requests. */
   readonly keepAliveTimeoutMs: number
   readonly maxConnections: number
   /** From OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables; unset: no tracing, no SDK loaded. */
-  readonly tracing?: TracingConfig
+  readonly tracing?: TracingConfig | undefined
 }
 
 /** The samplers OTEL_TRACES_SAMPLER may name: those of the specification that need no remote service. */
@@ -96,7 +96,7 @@ export type TracingConfig = {
   readonly resourceAttributes: Readonly<Record<string, string>>
   /** OTEL_TRACES_SAMPLER. */
   readonly sampler: (typeof TRACES_SAMPLERS)[number]
-  readonly samplerArg?: number
+  readonly samplerArg?: number | undefined
 }
 
 /** A token bucket: `burst` requests at once, refilled at `perSecond`. */
@@ -105,12 +105,12 @@ export type RateLimitConfig = { readonly perSecond: number; readonly burst: numb
 /** What loadConfig needs to know about the process besides its environment. */
 export type ConfigContext = {
   /** Whether standard output is a terminal: then development logs are readable lines by default. */
-  readonly stdoutIsTty?: boolean
+  readonly stdoutIsTty?: boolean | undefined
   /**
    * For a command that only describes the service (`openapi`): production's requirements of a running
    * service (a database, keys) are not asked; what it describes is.
    */
-  readonly describeOnly?: boolean
+  readonly describeOnly?: boolean | undefined
 }
 
 /** http://HOST:PORT/v1: where a client on this machine reaches the API. */
