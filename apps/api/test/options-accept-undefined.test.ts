@@ -1,5 +1,5 @@
 import { createMemoryApiKeyUsageLog } from '@pets/adapters-memory'
-import { run } from '@pets/domain/testing'
+import { run, type EveryOptionUndefined } from '@pets/domain/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import {
@@ -13,12 +13,6 @@ import {
   type ServiceOptions,
   type StorageConfig,
 } from '../src/index.js'
-
-// Every optional property of T, each given as undefined: a new option must be listed here (the object is
-// typed with all of them), and one declared without `| undefined` fails the type check under
-// exactOptionalPropertyTypes, as an embedder passing on a value of its own configuration would.
-type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T]
-type EveryOptionUndefined<T> = { readonly [K in OptionalKeys<T>]-?: undefined }
 
 type PostgresConfig = Extract<StorageConfig, { kind: 'postgres' }>
 type TracingConfig = NonNullable<AppConfig['tracing']>

@@ -1,3 +1,4 @@
+import type { EveryOptionUndefined } from '@pets/domain/testing'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import {
@@ -18,12 +19,6 @@ import {
 } from '../src/index.js'
 import { fetchOf, type FetchOfOptions } from '../src/testing/index.js'
 import { appOptions, KEY } from './serve.js'
-
-// Every optional property of T, each given as undefined: a new option must be listed here (the object is
-// typed with all of them), and one declared without `| undefined` fails the type check under
-// exactOptionalPropertyTypes, as an embedder passing on a value of its own configuration would.
-type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T]
-type EveryOptionUndefined<T> = { readonly [K in OptionalKeys<T>]-?: undefined }
 
 const routerOptions: EveryOptionUndefined<PetsRouterOptions> = {
   prefix: undefined,

@@ -1,5 +1,5 @@
 import type { ApiKeyName } from '@pets/domain'
-import { run } from '@pets/domain/testing'
+import { run, type EveryOptionUndefined } from '@pets/domain/testing'
 import * as O from 'fp-ts/lib/Option.js'
 import { describe, expect, it } from 'vitest'
 import {
@@ -9,12 +9,6 @@ import {
   type MemoryApiKeyStoreOptions,
   type MemoryStorageOptions,
 } from '../src/index.js'
-
-// Every optional property of T, each given as undefined: a new option must be listed here (the object is
-// typed with all of them), and one declared without `| undefined` fails the type check under
-// exactOptionalPropertyTypes, as an embedder passing on a value of its own configuration would.
-type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T]
-type EveryOptionUndefined<T> = { readonly [K in OptionalKeys<T>]-?: undefined }
 
 describe('an option given as undefined is its default, as one left out is', () => {
   it('createMemoryApiKeyStore: no keys, ids without a prefix, dated by the system clock', async () => {

@@ -1,5 +1,5 @@
 import type { ApiKeyName } from '@pets/domain'
-import { aCreation, aPetData, run } from '@pets/domain/testing'
+import { aCreation, aPetData, run, type EveryOptionUndefined } from '@pets/domain/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
@@ -41,12 +41,6 @@ import {
   type Relay,
 } from '../src/testing/index.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
-
-// Every optional property of T, each given as undefined: a new option must be listed here (the object is
-// typed with all of them), and one declared without `| undefined` fails the type check under
-// exactOptionalPropertyTypes, as an embedder passing on a value of its own configuration would.
-type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T]
-type EveryOptionUndefined<T> = { readonly [K in OptionalKeys<T>]-?: undefined }
 
 const keepAlive: EveryOptionUndefined<KeepAliveOptions> = {
   idleMs: undefined,

@@ -1,13 +1,8 @@
+import type { EveryOptionUndefined } from '../src/testing/index.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { describe, expect, it } from 'vitest'
 import { authenticatorByDigest, type UnknownKeysOptions } from '../src/index.js'
-
-// Every optional property of T, each given as undefined: a new option must be listed here (the object is
-// typed with all of them), and one declared without `| undefined` fails the type check under
-// exactOptionalPropertyTypes, as an embedder passing on a value of its own configuration would.
-type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T]
-type EveryOptionUndefined<T> = { readonly [K in OptionalKeys<T>]-?: undefined }
 
 describe('an option given as undefined is its default, as one left out is', () => {
   it('authenticatorByDigest: a key a lookup found unknown is answered from memory for the next 10 s', async () => {

@@ -6,6 +6,7 @@ export {
   describeIdempotentPetCreationsContract,
   type OpenIdempotentPetCreations,
 } from './idempotent-pet-creations.contract.js'
+export type { EveryOptionUndefined, OptionalKeys } from './every-option-undefined.js'
 export { pollUntil } from './poll-until.js'
 export { describePetRepositoryContract, type OpenPetRepository } from './pet-repository.contract.js'
 export { describeStorageContract, type OpenStorage } from './storage.contract.js'
