@@ -1,3 +1,4 @@
+import { context } from '@opentelemetry/api'
 import { Pet } from '@pets/domain'
 import { HEADERS, IdempotencyKeyHeader, withoutTrailingSlashes } from '@pets/wire'
 import * as E from 'fp-ts/lib/Either.js'
@@ -126,8 +127,12 @@ export const createPetsClient = (options: PetsClientOptions): PetsClient => {
   return {
     listPets: (query = {}, { signal } = {}) =>
       listPage('href' in query ? pageUrl(query.href) : listingUrl(baseUrl, query), signal),
-    allPets: (query = {}, { signal } = {}) =>
-      walkPages((url) => listPage(url, signal), listingUrl(baseUrl, query)),
+    allPets: (query = {}, { signal } = {}) => {
+      // The caller's context, read when allPets is called: every page's request is its child, also those
+      // made after awaits, where a synchronous context manager holds nothing.
+      const caller = context.active()
+      return walkPages((url) => () => context.with(caller, listPage(url, signal)), listingUrl(baseUrl, query))
+    },
     createPet: (pet, { safeRetries = false, idempotencyKey, signal } = {}) => {
       // A key the service would refuse: refused as it would, before fetch trims it (two keys would then be
       // one) or throws on it (a NetworkFailure with nothing sent).

@@ -105,6 +105,34 @@ describe('traces of the client', () => {
     }
   })
 
+  it("parents every page of allPets to the caller's span under a synchronous context manager too", async () => {
+    context.disable()
+    context.setGlobalContextManager(new StackContextManager())
+    try {
+      const rex = { id: 1, name: 'Rex', categoryId: 1, status: 'available' }
+      const tom = { ...rex, id: 2, name: 'Tom' }
+      const { client } = await clientOf([
+        { status: 200, headers: { Link: '</v1/pets?after=1>; rel="next"' }, body: [rex] },
+        { status: 200, body: [tom] },
+      ])
+      const checkout = caller.startSpan('checkout')
+      // Active only while allPets is called: the pages are asked for after awaits.
+      const pets = context.with(trace.setSpan(context.active(), checkout), () => client.allPets())
+      const names: Array<string> = []
+      for await (const pet of pets) names.push(pet.name)
+      checkout.end()
+      expect(names).toEqual(['Rex', 'Tom'])
+      const pages = exported.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT)
+      expect(pages.map((s) => s.parentSpanContext?.spanId)).toEqual([
+        checkout.spanContext().spanId,
+        checkout.spanContext().spanId,
+      ])
+    } finally {
+      context.disable()
+      provider.register()
+    }
+  })
+
   it('says what failed when no answer came', async () => {
     const { client } = await clientOf(['drop'])
     await inSpan(() => client.createPet({ name: 'Rex', categoryId: 1 })())
