@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { write, writeSync } from 'node:fs'
+import { lineChunkEnd } from './line-chunks.js'
 
 // Waits `ms` without returning to the event loop: for a synchronous write to a full pipe.
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
@@ -26,8 +27,9 @@ process.on('exit', () => {
 })
 
 /**
- * pino's destination for JSON lines on a file descriptor: lines gather in an array and go out in one
- * non-blocking write(2) when `minBytes` wait, at the latest every `flushMs`; EAGAIN is retried. It keeps the
+ * pino's destination for JSON lines on a file descriptor: lines gather in an array and go out when `minBytes`
+ * wait, at the latest every `flushMs`, in non-blocking write(2)s of whole lines, at most 4 KiB each (a pipe
+ * takes such a write whole: line-chunks.ts); EAGAIN is retried. It keeps the
  * contract flushLogs reads (`_writing`, 'drain', `flushSync()`) without sonic-boom's cost per line
  * (ARCHITECTURE.md, 'Made by hand, on purpose', row "line buffer"). A failed write ends the buffer, never the
  * process; EPIPE (a reader gone) is no failure, any other error gets one line on stderr.
@@ -113,7 +115,7 @@ export class LineBuffer extends EventEmitter {
     let giveUpAt = Date.now() + this.syncLimitMs
     for (let offset = 0; offset < data.length;) {
       try {
-        offset += writeSync(this.fd, data, offset)
+        offset += writeSync(this.fd, data, offset, lineChunkEnd(data, offset) - offset)
         giveUpAt = Date.now() + this.syncLimitMs
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EAGAIN')
@@ -165,7 +167,7 @@ export class LineBuffer extends EventEmitter {
   private send(data: Buffer, offset: number): void {
     // Abandoned meanwhile (abandon): the rest of this batch is dropped with the others.
     if (this.destroyed) return
-    write(this.fd, data, offset, data.length - offset, null, (error, written) => {
+    write(this.fd, data, offset, lineChunkEnd(data, offset) - offset, null, (error, written) => {
       if (error !== null) {
         if (error.code === 'EAGAIN') return void setTimeout(() => this.send(data, offset), 5)
         return this.fail(error)

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { LineBuffer } from '../src/line-buffer.js'
+import { lineChunkEnd } from '../src/line-chunks.js'
 
 // What LineBuffer writes to fd 2 lands here instead; every other write goes through.
 const { stderr } = vi.hoisted(() => ({ stderr: [] as Array<string> }))
@@ -160,5 +161,58 @@ describe('LineBuffer at exit, on a pipe whose reader has stopped reading', () =>
     } finally {
       pipe.close()
     }
+  })
+})
+
+describe('LineBuffers of several processes on one pipe (the workers of WEB_CONCURRENCY)', () => {
+  it('write whole lines at most 4 KiB at once, so that a slow reader never gets one line cut by another', async () => {
+    const fifo = join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    // Two descriptions of the pipe, as each process has its own; non-blocking, as node leaves stdout.
+    const fds = [0, 1].map(() => openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+    const buffers = fds.map((fd) => new LineBuffer(fd, 1 << 20, 10_000))
+    const expected: Array<string> = []
+    buffers.forEach((buffer, b) => {
+      for (let n = 0; n < 200; n++) {
+        const line = JSON.stringify({ buffer: b, n, pad: 'x'.repeat(300 + ((n * 37) % 400)) })
+        expected.push(line)
+        buffer.write(`${line}\n`)
+      }
+    })
+    const total = expected.reduce((bytes, line) => bytes + line.length + 1, 0)
+    let text = ''
+    try {
+      buffers.forEach((buffer) => buffer.flush())
+      // A reader slower than the writers: the pipe is full most of the time.
+      const chunk = Buffer.alloc(1500)
+      while (text.length < total) {
+        try {
+          text += chunk.toString('latin1', 0, readSync(reader, chunk))
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1))
+      }
+    } finally {
+      buffers.forEach((buffer) => buffer.end())
+      ;[...fds, reader].forEach((fd) => closeSync(fd))
+    }
+    const lines = text.split('\n').slice(0, -1)
+    const known = new Set(expected)
+    expect(lines.filter((line) => !known.has(line)).length, 'lines cut by another').toBe(0)
+    expect(lines.toSorted()).toEqual(expected.toSorted())
+  })
+})
+
+describe('lineChunkEnd', () => {
+  const data = Buffer.from(`${'a'.repeat(3000)}\n${'b'.repeat(2000)}\n${'c'.repeat(5000)}\nd\n`)
+  it('ends a write after the last whole line within 4 KiB, or after a line longer than that', () => {
+    expect(lineChunkEnd(data, 0)).toBe(3001)
+    expect(lineChunkEnd(data, 3001)).toBe(5002)
+    expect(lineChunkEnd(data, 5002)).toBe(10_003)
+    expect(lineChunkEnd(data, 10_003)).toBe(data.length)
+    // The rest of a line a write took in part.
+    expect(lineChunkEnd(data, 5500)).toBe(10_003)
   })
 })
