@@ -51,6 +51,7 @@ export {
   DatabaseEncodingError,
   migrateToLatest,
   MigrationsFromNewerReleaseError,
+  MigrationsLockedOutError,
   MigrationsNeedSessionError,
   MigrationsStoppedError,
   pendingMigrations,

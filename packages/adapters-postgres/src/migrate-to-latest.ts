@@ -1,9 +1,11 @@
 import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely'
-import { acquireLock, unlock } from './migration-lock.js'
+import { acquireLock, MigrationsStoppedError, unlock } from './migration-lock.js'
+import { retryingLockWaits } from './migration-lock-waits.js'
 import type { StatementRunner } from './runner/index.js'
 import { migrations } from './migrations/index.js'
 
 export { MigrationsStoppedError } from './migration-lock.js'
+export { MigrationsLockedOutError } from './migration-lock-waits.js'
 
 /** Prints a line about the migrations; silent unless given. */
 export type MigrationLog = (line: string) => void
@@ -60,7 +62,14 @@ export const requireUtf8Database = async <DB>(db: Kysely<DB>): Promise<void> => 
 export const migrateToLatest = async <DB>(
   target: Kysely<DB> | { readonly db: Kysely<DB>; readonly runner: Pick<StatementRunner, 'connectionFacts'> },
   log: MigrationLog = () => {},
-  { signal }: { readonly signal?: AbortSignal | undefined } = {},
+  {
+    signal,
+    lockWaitMs,
+  }: {
+    readonly signal?: AbortSignal | undefined
+    /** How long to keep trying for a table that another session holds locked: 5 minutes unless given. */
+    readonly lockWaitMs?: number | undefined
+  } = {},
 ): Promise<ReadonlyArray<string>> => {
   // A kysely instance made elsewhere is taken to reach PostgreSQL itself.
   const [db, throughPooler] =
@@ -96,7 +105,12 @@ export const migrateToLatest = async <DB>(
       // A newer release may have migrated while this one waited for the lock.
       const newer = (await ranMigrations(connection)).filter((name) => !KNOWN.has(name))
       if (newer.length > 0) throw new MigrationsFromNewerReleaseError(newer)
-      const names = await run(connection, log)
+      // A table they change locked by a long transaction: tried again, never queued behind it for long.
+      const stopped = () => new MigrationsStoppedError(true, 'a table another session held locked')
+      const names = await retryingLockWaits(connection, () => run(connection, log), log, stopped, {
+        signal,
+        waitMs: lockWaitMs,
+      })
       failed = false
       return names
     } finally {

@@ -8,14 +8,17 @@ const LOCK_POLL_MS = 100
 const LOCK_WAIT_MS = 5 * 60_000
 
 /**
- * The run was stopped (its AbortSignal aborted) before it took the migration lock: nothing ran. `waiting`: while
- * it waited for another session that held the lock.
+ * The run was stopped (its AbortSignal aborted) before any migration was kept: nothing ran. `waiting`: while it
+ * waited, for `waitingFor` (another session that held the migration lock, or a table another session locked).
  */
 export class MigrationsStoppedError extends Error {
   override readonly name = 'MigrationsStoppedError'
-  constructor(readonly waiting: boolean) {
+  constructor(
+    readonly waiting: boolean,
+    readonly waitingFor = 'another instance that is migrating',
+  ) {
     super(
-      `Migrations did not run: stopped ${waiting ? 'while waiting for another instance that is migrating' : 'before taking the migration lock'}.`,
+      `Migrations did not run: stopped ${waiting ? `while waiting for ${waitingFor}` : 'before taking the migration lock'}.`,
     )
   }
 }

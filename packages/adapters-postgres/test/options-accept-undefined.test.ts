@@ -151,7 +151,7 @@ describe('an option given as undefined is its default, as one left out is', () =
       onWritableChange: undefined,
     }
     expect(await createPostgresStoreHealth(fresh.db, healthOptions).check()()).toEqual(E.right(undefined))
-    expect(await migrateToLatest(fresh, undefined, { signal: undefined })).toEqual([])
+    expect(await migrateToLatest(fresh, undefined, { signal: undefined, lockWaitMs: undefined })).toEqual([])
   })
 
   it('createPostgresApiKeyStore, and its LISTEN connection with every option of its own undefined', async () => {

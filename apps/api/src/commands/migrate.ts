@@ -33,7 +33,7 @@ export const migrateCommand = async (config: AppConfig, print: (line: string) =>
   } catch (error) {
     if (!(error instanceof MigrationsStoppedError)) throw error
     const signal = stop.signal.reason as NodeJS.Signals
-    const when = error.waiting ? 'while waiting for another instance that is migrating' : 'before migrating'
+    const when = error.waiting ? `while waiting for ${error.waitingFor}` : 'before migrating'
     process.stderr.write(`animal-store: migrate: stopped by ${signal} ${when}; nothing was migrated\n`)
     process.exitCode = statusOf(signal)
   } finally {

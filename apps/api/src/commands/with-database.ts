@@ -2,6 +2,7 @@ import {
   createPostgresDatabase,
   DatabaseEncodingError,
   MigrationsFromNewerReleaseError,
+  MigrationsLockedOutError,
   MigrationsNeedSessionError,
   type PostgresDatabase,
 } from '@pets/adapters-postgres'
@@ -38,11 +39,13 @@ export const withDatabase = async <A>(
     // 42P01 undefined_table: the schema was never migrated.
     if ((error as { code?: unknown }).code === '42P01')
       throw refusal(`the database has no schema yet: run "animal-store migrate" first`)
-    // Refusals that no retry mends: the operator changes the database, DATABASE_DIRECT_URL or the release.
+    // Refusals that no retry mends (or, locked out, none mended for 5 minutes): the operator changes the database,
+    // DATABASE_DIRECT_URL or the release, or ends the transaction in the way.
     if (
       error instanceof DatabaseEncodingError ||
       error instanceof MigrationsNeedSessionError ||
-      error instanceof MigrationsFromNewerReleaseError
+      error instanceof MigrationsFromNewerReleaseError ||
+      error instanceof MigrationsLockedOutError
     )
       throw refusal(error.message)
     if (error instanceof UsageError && command !== 'serve' && !error.message.startsWith(`${command}: `))
