@@ -29,16 +29,19 @@ const answer = (found: O.Option<ApiKeyOwner>): E.Either<Problem, ApiKeyOwner> =>
 /**
  * Who holds a request's key, or the problem: 401, 503, or 429 when the address has spent its failed
  * lookups. A token is spent before each lookup, so concurrent ones cannot all pass on the last, and
- * given back unless the key was invalid; a key answered from memory is never limited.
+ * given back unless the key was invalid; a key answered from memory is never limited. `asked`: the memory's
+ * answer for this key when the caller has it already (pets-api.ts asks it of a request sending a traceparent),
+ * so that the key is not digested twice.
  */
 export const authenticateKey = async <Request>(
   authenticator: Authenticator,
   key: string | undefined,
   limit?: LookupLimit<Request>,
   request?: Request,
+  asked?: O.Option<ApiKeyOwner>,
 ): Promise<E.Either<Problem, ApiKeyOwner>> => {
   if (key === undefined) return E.left(NO_KEY)
-  const known = authenticator.fromMemory?.(key)
+  const known = asked ?? authenticator.fromMemory?.(key)
   if (known !== undefined) return answer(known)
   const address = limit?.addressOf(request as Request)
   if (limit !== undefined && address !== undefined) {

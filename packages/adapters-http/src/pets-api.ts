@@ -1,5 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
+import type { IncomingMessage } from 'node:http'
+import type { ApiKeyOwner } from '@pets/domain'
 import { authenticateKey, bearerKey, type LookupLimit } from './authenticate.js'
 import { addressBucketOf, clientAddressFinder, type ClientAddressOf } from './client-address.js'
 import { sentMoreThanOnce } from './header-lines.js'
@@ -13,6 +15,10 @@ import { compileRoutes } from './routes/dispatch.js'
 import { headersOfEveryAnswer, petRoutes, type RouteHandler } from './routes/pet-routes.js'
 import { ROUTES } from './routes/route-table.js'
 import { withoutTrailingSlashes } from '@pets/wire'
+
+// The memory's answer for a request's key, when knownCaller asked it before the request was served.
+const MEMORY_ANSWER = Symbol('the memory answer for the request key')
+type Asked = IncomingMessage & { [MEMORY_ANSWER]?: O.Option<ApiKeyOwner> }
 
 /** The pet operations, prepared once: which paths are theirs, and how to serve one of them. */
 export type PetsApi = {
@@ -65,12 +71,15 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
     clientAddressOf,
     headersOf: (operationId) => (operationId === undefined ? undefined : alwaysSent.get(operationId)),
     owns: (path) => path === prefix || path.startsWith(under),
-    knownCaller: (req) => {
+    knownCaller: (req: Asked) => {
       const authorization = req.headers.authorization
       const key = authorization === undefined ? undefined : bearerKey(authorization)
       if (key === undefined || sentMoreThanOnce(req, 'authorization')) return false
       const found = authenticator.fromMemory?.(key)
-      return found !== undefined && O.isSome(found)
+      if (found === undefined) return false
+      // Kept for the authentication below: one digest of the key a request.
+      req[MEMORY_ANSWER] = found
+      return O.isSome(found)
     },
     serve: async (ctx) => {
       const authorization = ctx.get('Authorization') || undefined
@@ -85,6 +94,7 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
         bearerKey(authorization),
         lookupLimit,
         ctx,
+        (ctx.req as Asked)[MEMORY_ANSWER],
       )
       if (E.isLeft(found)) return sendProblem(ctx, found.left)
       const owner = found.right

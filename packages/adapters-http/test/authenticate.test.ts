@@ -145,3 +145,22 @@ describe('authenticateKey with a limit on failed lookups per address', () => {
     expect(asked).toBe(0)
   })
 })
+
+describe('authenticateKey given the memory answer already asked', () => {
+  it('takes it instead of asking the memory again: a key is digested once a request', async () => {
+    const owner: ApiKeyOwner = { keyId: 'env-1', name: 'one' }
+    let asked = 0
+    const authenticator: Authenticator = {
+      authenticate: () => TE.right(O.none),
+      fromMemory: () => (asked++, O.none),
+    }
+    expect(await authenticateKey(authenticator, 'k3y', undefined, undefined, O.some(owner))).toEqual(
+      E.right(owner),
+    )
+    expect(asked).toBe(0)
+    expect(await authenticateKey(authenticator, 'k3y')).toEqual(
+      E.left({ _tag: 'Unauthorized', keySent: true }),
+    )
+    expect(asked).toBe(1)
+  })
+})
