@@ -6,6 +6,13 @@
 /** pg's words when the server answers that it has no TLS, and sslmode asks for it. */
 export const NO_TLS = 'The server does not support SSL connections'
 
+/**
+ * pg's words for a connection that was open and broke: the socket closed under a statement, or a client that
+ * broke before is asked again. Not a timeout (no answer in time), whose connection may still be there.
+ */
+export const pgConnectionLost = (message: string): boolean =>
+  /^Connection terminated unexpectedly|is not queryable/.test(message)
+
 // Each a regex literal (the regex audits check them), or the exact words.
 const CODES: ReadonlyArray<readonly [(message: string) => boolean, string]> = [
   // sqlserver_rejected_establishment_of_sqlconnection: the server would not speak TLS.
@@ -16,7 +23,10 @@ const CODES: ReadonlyArray<readonly [(message: string) => boolean, string]> = [
     '08001',
   ],
   // connection_failure: a connection that was open broke, or stopped answering.
-  [(message) => /^Connection terminated|is not queryable|^Query read timeout/.test(message), '08006'],
+  [
+    (message) => pgConnectionLost(message) || /^Connection terminated|^Query read timeout/.test(message),
+    '08006',
+  ],
 ]
 
 /** The SQLSTATE that stands for a failure of a connection that pg reports without a code, if `message` is one. */

@@ -1,4 +1,4 @@
-import { pgConnectionSqlstate } from './pg-connection-failures.js'
+import { pgConnectionLost, pgConnectionSqlstate } from './pg-connection-failures.js'
 
 // What a database error means for the request that met it: try again later (503), once more at once, or a bug.
 
@@ -94,12 +94,11 @@ export const classifyStoreError = (error: unknown, depth = 0): StoreErrorKind =>
   return 'defect'
 }
 
-// The socket of a connection that was open closed under its statement (pg's words, or node's codes).
+// The socket of a connection that was open closed under its statement (node's codes; pg's words: pgConnectionLost).
 const SOCKET_LOST = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED'])
 // The server ended the session: an administrator's pg_terminate_backend or a fast shutdown (57P01), a crash
 // of another backend (57P02).
 const SESSION_ENDED = new Set(['57P01', '57P02'])
-const LOST_MESSAGES = ['Connection terminated unexpectedly', 'Client has encountered a connection error']
 
 /**
  * Whether the connection under a statement was lost after it was opened: the server ended the session or
@@ -113,8 +112,7 @@ export const lostSession = (error: unknown, depth = 0): boolean => {
   if (typeof code === 'string') {
     if (SOCKET_LOST.has(code) || SESSION_ENDED.has(code)) return true
     if (code.startsWith('08')) return code !== '08001' && code !== '08004'
-  } else if (typeof message === 'string' && LOST_MESSAGES.some((lost) => message.startsWith(lost)))
-    return true
+  } else if (typeof message === 'string' && pgConnectionLost(message)) return true
   return lostSession(cause, depth + 1)
 }
 
