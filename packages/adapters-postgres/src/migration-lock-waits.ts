@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { pause } from './migration-lock.js'
 import { sqlstateOf } from './runner/index.js'
 
 /** How long migrations keep trying for the locks of the tables they change (as for the migration lock). */
@@ -71,7 +71,7 @@ export const retryingLockWaits = async <A, DB>(
           `migrations: a table they change is locked by another session (${holders}): trying again every ` +
             `${TABLE_LOCK_RETRY_MS / 1000} s, for up to ${Math.round(waitMs / 1000)} s`,
         )
-      await sleep(TABLE_LOCK_RETRY_MS, undefined, signal === undefined ? {} : { signal }).catch(() => {})
+      await pause(TABLE_LOCK_RETRY_MS, signal)
       if (signal?.aborted === true) throw stopped()
     }
   }

@@ -23,6 +23,10 @@ export class MigrationsStoppedError extends Error {
   }
 }
 
+/** Waits `ms`, or less when `signal` aborts meanwhile (the caller looks at the signal after it). */
+export const pause = (ms: number, signal?: AbortSignal): Promise<void> =>
+  sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => {})
+
 /** Lets the migration lock go. */
 export const unlock = <DB>(connection: Kysely<DB>) =>
   sql`SELECT pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)})`.execute(connection)
@@ -52,7 +56,7 @@ export const acquireLock = async <DB>(
       throw new Error(
         `Migrations did not run: another session held the migration lock (advisory lock ${MIGRATION_LOCK}) for over ${LOCK_WAIT_MS / 1000} s.`,
       )
-    // An abort ends the pause early (sleep rejects); the next turn throws.
-    await sleep(LOCK_POLL_MS, undefined, signal === undefined ? {} : { signal }).catch(() => {})
+    // An abort ends the pause early; the next turn throws.
+    await pause(LOCK_POLL_MS, signal)
   }
 }
