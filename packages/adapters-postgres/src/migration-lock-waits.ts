@@ -6,6 +6,11 @@ import { sqlstateOf } from './runner/index.js'
 export const TABLE_LOCK_WAIT_MS = 5 * 60_000
 /** The pause between two tries: the service's traffic goes on between them. */
 export const TABLE_LOCK_RETRY_MS = 2_000
+/**
+ * How long a try waits for a table's lock: the service's statements on that table queue behind the wait, so
+ * it is short, whatever the session's own lock_timeout (500 ms for the service's pool, often none for others).
+ */
+export const TABLE_LOCK_TRY_MS = 100
 
 /** Migrations did not run: for TABLE_LOCK_WAIT_MS other sessions held a lock of a table they change. */
 export class MigrationsLockedOutError extends Error {
@@ -39,9 +44,9 @@ const describeHolders = (holders: ReadonlyArray<Holder>): string =>
 /**
  * Runs `attempt` (the migrations, one transaction) again while a lock of a table they change is not granted
  * within the session's lock_timeout (55P03: a long transaction holds it), every TABLE_LOCK_RETRY_MS for up to
- * `waitMs` (TABLE_LOCK_WAIT_MS); each try holds the service's statements on that table back for lock_timeout at most, as
- * a wait without one would for the whole transaction in the way. Says once who holds the locks; a stop
- * (`signal`) ends the waiting with `stopped()`, whose error is thrown.
+ * `waitMs` (TABLE_LOCK_WAIT_MS); under `withShortLockWaits`, each try holds the service's statements on that
+ * table back for TABLE_LOCK_TRY_MS at most, as a wait without a timeout would for the whole transaction in the
+ * way. Says once who holds the locks; a stop (`signal`) ends the waiting with `stopped()`, whose error is thrown.
  */
 export const retryingLockWaits = async <A, DB>(
   connection: Kysely<DB>,
@@ -74,6 +79,27 @@ export const retryingLockWaits = async <A, DB>(
       await pause(TABLE_LOCK_RETRY_MS, signal)
       if (signal?.aborted === true) throw stopped()
     }
+  }
+}
+
+// The session's lock_timeout as it was; TABLE_LOCK_TRY_MS from now on, unless the session's is shorter.
+const SHORTEN_LOCK_WAITS = sql<{ before: string }>`
+  SELECT before, set_config('lock_timeout', CASE
+      WHEN before <> '0' AND before::interval < interval '${sql.raw(String(TABLE_LOCK_TRY_MS))} ms' THEN before
+      ELSE '${sql.raw(String(TABLE_LOCK_TRY_MS))}ms' END, false)
+    FROM (SELECT current_setting('lock_timeout') AS before) AS session`
+
+/** Runs `run` with the session of `connection` waiting TABLE_LOCK_TRY_MS at most for a lock, then as it was. */
+export const withShortLockWaits = async <A, DB>(
+  connection: Kysely<DB>,
+  run: () => Promise<A>,
+): Promise<A> => {
+  const { before } = (await SHORTEN_LOCK_WAITS.execute(connection)).rows[0]!
+  try {
+    return await run()
+  } finally {
+    // On a broken connection, the run's own error is the one to see (and the connection leaves the pool).
+    await sql`SELECT set_config('lock_timeout', ${before}, false)`.execute(connection).catch(() => {})
   }
 }
 

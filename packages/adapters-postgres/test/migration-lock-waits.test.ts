@@ -18,8 +18,8 @@ describe('migrations that need a table another session holds locked', () => {
 
   // A database as 0009 left it, its sessions waiting 300 ms at most for a lock, and a transaction of another
   // application's that has read `pets` and stays open until `end` is called.
-  const lockedBy0009 = async () => {
-    const fresh = await open({ empty: true, lockTimeoutMs: 300 })
+  const lockedBy0009 = async (options: { lockTimeoutMs?: number; poolSize?: number } = {}) => {
+    const fresh = await open({ empty: true, lockTimeoutMs: 300, ...options })
     const before = new Migrator({ db: fresh.db, provider: { getMigrations: async () => migrations } })
     expect((await before.migrateTo(LAST_OF_0009)).error).toBeUndefined()
     const other = new pg.Client({ connectionString: fresh.url, application_name: 'a report' })
@@ -32,6 +32,31 @@ describe('migrations that need a table another session holds locked', () => {
     const pid = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid
     return { fresh, pid, end: () => other.query('COMMIT') }
   }
+
+  // Each try's wait for the table queues every statement on it behind the migrations: kept short.
+  it("hold others' statements on the table back 100 ms at most, whatever the session's lock_timeout", async () => {
+    // One connection in the pool: the session that migrates is the one asked for its lock_timeout after.
+    const { fresh, end } = await lockedBy0009({ lockTimeoutMs: 5_000, poolSize: 1 })
+    const reader = new pg.Client({ connectionString: fresh.url, application_name: 'the service' })
+    reader.on('error', () => {})
+    await reader.connect()
+    track({ close: () => reader.end() })
+    const refused = migrateToLatest(fresh, () => {}, { lockWaitMs: 2_500 }).catch((error: unknown) => error)
+    const waits: Array<number> = []
+    for (const until = performance.now() + 2_500; performance.now() < until;) {
+      const started = performance.now()
+      await reader.query('SELECT count(*) FROM pets')
+      waits.push(performance.now() - started)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(await refused).toBeInstanceOf(MigrationsLockedOutError)
+    // Queued behind a try once at least (it waited 5 s before, the session's lock_timeout), never for long.
+    expect(Math.max(...waits)).toBeGreaterThan(20)
+    expect(Math.max(...waits)).toBeLessThan(600)
+    const { rows } = await sql<{ lock_timeout: string }>`SHOW lock_timeout`.execute(fresh.db)
+    expect(rows).toEqual([{ lock_timeout: '5s' }])
+    await end()
+  })
 
   it('try again until the transaction ends, saying who holds the table, and are then applied', async () => {
     const { fresh, pid, end } = await lockedBy0009()
