@@ -10,8 +10,9 @@ const statusOf = (signal: NodeJS.Signals) => 128 + constants.signals[signal]
 
 /**
  * `animal-store migrate`: brings the schema up to date and says what ran. A signal stops it until it holds the
- * migration lock (its wait for another instance may take 5 minutes), with one line; migrations already running
- * finish (one transaction). A second signal exits at once (SAME_STOP_MS or more after the first).
+ * migration lock (its wait for another instance may take 5 minutes), or while the migrations wait for a table
+ * another session holds locked, with one line; migrations already running finish (one transaction). A second
+ * signal exits at once (SAME_STOP_MS or more after the first).
  */
 export const migrateCommand = async (config: AppConfig, print: (line: string) => void) => {
   const stop = new AbortController()
