@@ -55,9 +55,12 @@ export const requireUtf8Database = async <DB>(db: Kysely<DB>): Promise<void> => 
  * together, and returns their names. A database that does not keep UTF-8 is refused first (DatabaseEncodingError),
  * then one that a newer release migrated (MigrationsFromNewerReleaseError). Through a pooler only an up-to-date
  * schema passes (one read); else a MigrationsNeedSessionError, since a session lock would stay on a server
- * connection. A migration that fails is the `cause` of the error thrown. Once `signal` aborts, a run that has not
+ * connection. A migration that fails is the `cause` of the error thrown. A table they change that another
+ * session holds locked rolls the run back, tried again every 2 s for up to `lockWaitMs`, then a
+ * MigrationsLockedOutError naming that session (migration-lock-waits.ts). Once `signal` aborts, a run that has not
  * taken the lock yet (waiting for another instance, say) stops without it: a MigrationsStoppedError, nothing ran.
- * A run that took it finishes, and logs at once that it will: its migrations are one transaction.
+ * A run that took it logs at once that it finishes (its migrations are one transaction), and does, unless it is
+ * waiting for such a table: then it stops at the next try refused, a MigrationsStoppedError too.
  */
 export const migrateToLatest = async <DB>(
   target: Kysely<DB> | { readonly db: Kysely<DB>; readonly runner: Pick<StatementRunner, 'connectionFacts'> },
