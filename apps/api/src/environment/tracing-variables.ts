@@ -105,7 +105,8 @@ export const OTEL_TRACES_SAMPLER = variable({
   default: { value: 'parentbased_always_on' },
   meaning:
     'Which requests are traced: `always_on`, `always_off`, `traceidratio` (a share of them, by trace id), or ' +
-    "`parentbased_…` of each: as the caller's `traceparent` says when there is one",
+    "`parentbased_…` of each: as the caller's `traceparent` says, when there is one and the request's API key " +
+    'is known in memory (any other request is sampled as a root: see "Tracing")',
 })
 
 export const OTEL_TRACES_SAMPLER_ARG = optional({
