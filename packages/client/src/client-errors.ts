@@ -61,7 +61,10 @@ export type ServiceError =
   | NotImplemented
   | Unavailable
 
-/** A response the contract does not promise: a body that does not decode, an unknown code, a proxy's page, a 3xx. */
+/**
+ * A response the contract does not promise: a body that does not decode, an unknown code, a proxy's page, a 3xx, a
+ * body over MAX_RESPONSE_BYTES (cancelled there, unread).
+ */
 export type UndecodableResponse = {
   readonly _tag: 'UndecodableResponse'
   readonly status: number
