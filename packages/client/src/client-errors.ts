@@ -42,7 +42,10 @@ export type RateLimited = ServiceErrorOf<'RateLimited', 'rate_limited'> & RetryA
 export type InternalError = ServiceErrorOf<'InternalError', 'internal_error'>
 /** 501: the operation exists in the interface but is not implemented (GET /store/orders). */
 export type NotImplemented = ServiceErrorOf<'NotImplemented', 'not_implemented'>
-/** 503: the service cannot reach its store; retried by the client within its bounds. */
+/**
+ * 503: the service cannot reach its store; retried by the client within its bounds for the GETs, and for
+ * createPet only with an Idempotency-Key (the pet may have been added).
+ */
 export type Unavailable = ServiceErrorOf<'Unavailable', 'unavailable'> & RetryAfter
 
 /** An Error body the service answered with, one type per code. */
