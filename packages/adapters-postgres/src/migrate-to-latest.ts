@@ -99,9 +99,12 @@ export const migrateToLatest = async <DB>(
           'DATABASE_URL on PostgreSQL itself).',
       )
     await acquireLock(connection, log, signal)
-    // From here a stop waits for the migrations: said at once, since they may run for long.
-    const finishing = () =>
-      log('migrations: asked to stop; the migrations under way finish first (one transaction)')
+    // From here a stop waits for the migrations: said at once, since they may run for long. Between two tries
+    // for a locked table, it ends the run at once, with its own error.
+    let between = false
+    const finishing = () => {
+      if (!between) log('migrations: asked to stop; the migrations under way finish first (one transaction)')
+    }
     signal?.addEventListener('abort', finishing, { once: true })
     let failed = true
     try {
@@ -114,6 +117,7 @@ export const migrateToLatest = async <DB>(
         retryingLockWaits(connection, () => run(connection, log), log, stopped, {
           signal,
           waitMs: lockWaitMs,
+          waiting: (now) => void (between = now),
         }),
       )
       failed = false

@@ -56,14 +56,22 @@ export const retryingLockWaits = async <A, DB>(
   {
     signal,
     waitMs = TABLE_LOCK_WAIT_MS,
-  }: { readonly signal?: AbortSignal | undefined; readonly waitMs?: number | undefined } = {},
+    waiting = () => {},
+  }: {
+    readonly signal?: AbortSignal | undefined
+    readonly waitMs?: number | undefined
+    /** Told `true` once a try is refused (a stop then ends the run at once), `false` as the next begins. */
+    readonly waiting?: ((between: boolean) => void) | undefined
+  } = {},
 ): Promise<A> => {
   const giveUpAt = Date.now() + waitMs
   for (let tries = 1; ; tries++) {
     try {
+      waiting(false)
       return await attempt()
     } catch (error) {
       if (!lockNotGranted(error)) throw error
+      waiting(true)
       const holders = describeHolders((await HOLDERS.execute(connection)).rows)
       if (Date.now() + TABLE_LOCK_RETRY_MS > giveUpAt)
         throw new MigrationsLockedOutError(

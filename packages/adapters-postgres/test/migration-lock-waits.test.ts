@@ -91,11 +91,15 @@ describe('migrations that need a table another session holds locked', () => {
   it('stop between two tries when asked, nothing applied', async () => {
     const { fresh, end } = await lockedBy0009()
     const stop = new AbortController()
-    const migrating = migrateToLatest(fresh, () => stop.abort(), { signal: stop.signal })
+    const lines: Array<string> = []
+    // Asked to stop as it says who holds the table: it does not claim to finish first, it stops.
+    const log = (line: string) => void (lines.push(line), stop.abort())
+    const migrating = migrateToLatest(fresh, log, { signal: stop.signal })
     await expect(migrating).rejects.toBeInstanceOf(MigrationsStoppedError)
     await expect(migrating).rejects.toThrow(
       'Migrations did not run: stopped while waiting for a table another session held locked.',
     )
+    expect(lines).toEqual([expect.stringMatching(/^migrations: a table they change is locked by another/)])
     await end()
     expect(await pendingMigrations(fresh.db)).toHaveLength(2)
     // The migration lock was let go: a next run takes it.
