@@ -172,10 +172,14 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
       await hooks.ready()
       if (client !== current) return
       failures = 0
-      heartbeat = setInterval(
-        () => void client.query('SELECT 1').catch((error: unknown) => void lost(client, asError(error))),
-        heartbeatMs,
-      )
+      // A beat while the last one waits (up to timeoutMs) is skipped: pg queues it, a use pg@9 refuses.
+      let beating = false
+      const beaten = () => void (beating = false)
+      heartbeat = setInterval(() => {
+        if (beating) return
+        beating = true
+        void client.query('SELECT 1').then(beaten, (error: unknown) => lost(client, asError(error)))
+      }, heartbeatMs)
       heartbeat.unref()
       hooks.up()
     } catch (error) {
