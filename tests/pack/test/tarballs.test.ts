@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { packedManifest as manifestIn, run, runFixture as runIn } from './support/consumer-project.js'
-import { installablePackages, ownManifest } from './support/workspace-packages.js'
+import { installablePackages, ownManifest, rootManifest } from './support/workspace-packages.js'
 
 // Packed, installed in a project outside the workspace and compiled by the global set-up.
 const { tarballs, project } = inject('packed')
@@ -45,6 +45,15 @@ describe('the packed packages', () => {
     '$manifest.name says whether importing it has side effects, so that bundlers can drop what is unused',
     ({ manifest }) => {
       expect(typeof manifest.sideEffects).toBe('boolean')
+    },
+  )
+
+  // The Node versions the project runs on (the root's engines): an install on an older Node is warned.
+  it.each(packages)(
+    '$manifest.name declares the Node versions it runs on, as the workspace does',
+    ({ tarball }) => {
+      expect(rootManifest().engines?.['node']).toMatch(/^>=\d+\.\d+$/)
+      expect(packedManifest(tarball).engines).toEqual(rootManifest().engines)
     },
   )
 

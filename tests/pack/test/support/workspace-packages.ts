@@ -12,6 +12,7 @@ export type Manifest = {
   readonly private?: boolean
   readonly description?: string
   readonly sideEffects?: boolean
+  readonly engines?: Readonly<Record<string, string>>
   readonly files?: ReadonlyArray<string>
   readonly exports?: Readonly<Record<string, { readonly types?: string; readonly default?: string }>>
   readonly dependencies?: Readonly<Record<string, string>>
@@ -43,6 +44,9 @@ export const installablePackages = (): ReadonlyArray<Installable> =>
 
 /** The manifest of a workspace package by its directory under the root, such as `packages/domain`. */
 export const manifestOf = (dir: string): Manifest => readManifest(join(ROOT, dir))
+
+/** The workspace's own package.json. */
+export const rootManifest = (): Manifest => readManifest(ROOT)
 
 /** The manifest of these tests. */
 export const ownManifest = (): Manifest => readManifest(resolve(fileURLToPath(import.meta.url), '../../..'))
