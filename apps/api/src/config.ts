@@ -33,6 +33,7 @@ const storageOf = (get: Get): StorageConfig =>
         idleInTransactionTimeoutMs: get(db.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS),
         idempotencyClock: get(service.CLOCK_NOW) === undefined ? 'database' : 'service',
         migrateOnStart: get(db.MIGRATE_ON_START),
+        insertsAlone: get(db.PET_INSERTS_ALONE),
       }
 
 /**

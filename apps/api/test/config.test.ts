@@ -242,6 +242,7 @@ describe('configuration from the environment', () => {
       idleInTransactionTimeoutMs: 2000,
       idempotencyClock: 'database',
       migrateOnStart: true,
+      insertsAlone: false,
     })
     expect(config({ DATABASE_URL: url, STORAGE: 'memory' }).storage).toEqual({ kind: 'memory' })
     expect(problems({ STORAGE: 'postgres' })).toEqual(['STORAGE=postgres needs DATABASE_URL'])

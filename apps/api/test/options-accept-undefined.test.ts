@@ -84,6 +84,7 @@ describe('an option given as undefined is its default, as one left out is', () =
       idleInTransactionTimeoutMs: 2000,
       idempotencyClock: 'database',
       migrateOnStart: true,
+      insertsAlone: false,
     }
     const tracing: TracingConfig & EveryOptionUndefined<TracingConfig> = {
       url: 'http://127.0.0.1:4318/v1/traces',

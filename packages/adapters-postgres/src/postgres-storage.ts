@@ -32,6 +32,8 @@ export type PostgresStorageOptions = Pick<
   | 'keepAlive'
   | 'sendSessionSettings'
 > & {
+  /** Inserts of pets take the ordering lock alone, beside a release before migration 0008 (PostgresAdapterOptions). */
+  readonly insertsAlone?: boolean | undefined
   /** Where every request's statements go: PostgreSQL, or a pooler in front of it (PgBouncer in transaction mode). */
   readonly url: string
   /** PostgreSQL itself, for what needs a session (migrations, LISTEN for API keys); `url` unless given (or undefined, as an unset variable is). */
@@ -81,7 +83,8 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
     pooler,
     names: _names,
     readyTimeoutMs,
-    idempotencyClock,
+    idempotencyClock = 'database',
+    insertsAlone,
     log: _log,
     trustedKeys = [],
     ...pool
@@ -100,7 +103,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
   // One outage is a few lines, not one a call; each request's line carries its own call's failure.
   const { onUnavailable, onServed } = outageLines(log)
   // The adapters repeat the pool's lock timeout inside their writes by themselves.
-  const adapterOptions = { onUnavailable, onServed }
+  const adapterOptions = { onUnavailable, onServed, insertsAlone }
   const listening = listenLines(log)
   const onKeyStoreError = (error: Error) => {
     if (error instanceof ListenUnheardError)
@@ -136,10 +139,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
       apiKeys.byDigest,
     ]),
     usageLog: createPostgresApiKeyUsageLog(db, adapterOptions),
-    creations: createPostgresIdempotentPetCreations(database, {
-      ...adapterOptions,
-      clock: idempotencyClock ?? 'database',
-    }),
+    creations: createPostgresIdempotentPetCreations(database, { ...adapterOptions, clock: idempotencyClock }),
     health: createPostgresStoreHealth(db, {
       ...(readyTimeoutMs === undefined ? {} : { timeoutMs: readyTimeoutMs }),
       onWritableChange: (writable, reason) =>

@@ -65,6 +65,7 @@ const adapterOptions: EveryOptionUndefined<PostgresAdapterOptions> = {
   onUnavailable: undefined,
   onServed: undefined,
   lockTimeoutMs: undefined,
+  insertsAlone: undefined,
 }
 
 const settingsOf = async (db: Kysely<Database>) =>
@@ -195,6 +196,7 @@ describe('an option given as undefined is its default, as one left out is', () =
       names: undefined,
       readyTimeoutMs: undefined,
       idempotencyClock: undefined,
+      insertsAlone: undefined,
       log: undefined,
       trustedKeys: undefined,
     }

@@ -33,6 +33,8 @@ export type StorageConfig =
       /** The database's clock, unless CLOCK_NOW moved the service's on purpose (to try the 24 hours). */
       readonly idempotencyClock: 'database' | 'service'
       readonly migrateOnStart: boolean
+      /** PET_INSERTS_ALONE: inserts take the ordering lock alone, beside a release before migration 0008. */
+      readonly insertsAlone: boolean
     }
 
 /** The service's whole configuration, read once from the environment at start. */

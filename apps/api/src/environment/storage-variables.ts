@@ -107,6 +107,18 @@ export const MIGRATE_ON_START = variable({
     'Run the migrations at start, under an advisory lock; `false`: only check that none is pending, and refuse to start if one is',
 })
 
+// Releases before migration 0008 list pets without reading insert intents: beside them, inserts that commit
+// out of id order (this release's, in parallel) would make their walks of `next` links miss pets.
+export const PET_INSERTS_ALONE = variable({
+  name: 'PET_INSERTS_ALONE',
+  codec: boolean,
+  default: { value: false },
+  meaning:
+    '`true`: every insert of pets takes the ordering lock alone, as releases before migration `0008` did, ' +
+    'instead of inserting in parallel behind intents: while instances of such a release still serve (a rolling ' +
+    'upgrade from one, see "Storage, migrations and API keys"); unset it once none does',
+})
+
 /** The variables of the storage, in the README's order. */
 export const STORAGE_VARIABLES = [
   DATABASE_URL,
@@ -119,4 +131,5 @@ export const STORAGE_VARIABLES = [
   DATABASE_LOCK_TIMEOUT_MS,
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   MIGRATE_ON_START,
+  PET_INSERTS_ALONE,
 ] as const

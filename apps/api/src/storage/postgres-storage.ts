@@ -27,6 +27,7 @@ export const openPostgresStorage = (
     idleInTransactionTimeoutMs: config.idleInTransactionTimeoutMs,
     readyTimeoutMs,
     idempotencyClock: config.idempotencyClock === 'service' ? 'request' : 'database',
+    insertsAlone: config.insertsAlone,
     log: (level, message, fields) => logger[level](fields ?? {}, message),
     trustedKeys,
   })

@@ -11,6 +11,13 @@ export type PostgresAdapterOptions = {
    * unless given (or the handle's `lockTimeoutMs`), 0 for no limit.
    */
   readonly lockTimeoutMs?: number | undefined
+  /**
+   * Every insert of pets takes the ordering lock alone (PET_INSERT_LOCK), as releases before migration 0008
+   * did, instead of registering an intent and taking it shared: while such a release serves beside this one
+   * (a rolling upgrade from it), since its listings read no intents and would pass the ids of inserts that
+   * commit out of order. False unless given.
+   */
+  readonly insertsAlone?: boolean | undefined
 }
 
 /** The `lock_timeout`, in milliseconds, of an adapter given none of its own and a handle without one. */

@@ -146,6 +146,8 @@ export const createPostgresIdempotentPetCreations = (
         })
       }
       if (db.isTransaction) return keepingCallersLockTimeout(runPrepared)(createOnceAlone, values, answered)
+      // Beside a release before 0008, whose listings read no intents: the ordering lock alone, as it takes it.
+      if (options.insertsAlone === true) return runPrepared(createOnceAlone, values, answered)
       const intent = randomUUID()
       runPair(
         REGISTER_INTENT,

@@ -34,7 +34,8 @@ const insertText = (ordered: string) => `WITH settings AS (SELECT set_config('lo
 const INSERT = insertText(`claimed AS (${CLAIM_AND_RENEW}),
   ordered AS (SELECT pg_advisory_xact_lock_shared(${PET_INSERT_LOCK}) FROM settings, claimed)`)
 // In a caller's transaction no one sees an intent before it commits: take the ordering lock alone, as the
-// previous version did, holding every other insert off until that transaction ends.
+// releases before 0008 did, holding every other insert off until that transaction ends. So too with
+// `insertsAlone`, beside such a release, whose listings read no intents.
 const INSERT_ALONE = insertText(`ordered AS (SELECT pg_advisory_xact_lock(${PET_INSERT_LOCK}) FROM settings)`)
 
 // Compiled once, here: a call sends only its values.
@@ -69,13 +70,15 @@ export const createPostgresPetRepository = (
   const pair = runner.runPreparedAfter
   const inserts = db.isTransaction
     ? batchPetInsertsAlone(keepingCallersLockTimeout(run), petStatement(INSERT_ALONE), lockTimeout)
-    : batchPetInserts(
-        pair,
-        run,
-        { insert: petStatement(INSERT), release: RELEASE_INTENT },
-        lockTimeout,
-        lifetimeMs,
-      )
+    : options.insertsAlone === true
+      ? batchPetInsertsAlone(run, petStatement(INSERT_ALONE), lockTimeout)
+      : batchPetInserts(
+          pair,
+          run,
+          { insert: petStatement(INSERT), release: RELEASE_INTENT },
+          lockTimeout,
+          lifetimeMs,
+        )
   const list: PetRepository['list'] = ({ after, limit, status }) =>
     storeCall<Array<Pet>>(
       (ok, fail) =>
