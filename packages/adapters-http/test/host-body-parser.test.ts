@@ -30,11 +30,12 @@ const hostWithParser = async (keep: 'rawBody' | 'parsed') => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
-    post: (body: string) =>
+    post: (body: string, { chunked = false } = {}) =>
       fetch(`http://127.0.0.1:${port}/v1/pets`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
-        body,
+        // A stream has no length: sent chunked, it comes without Content-Length.
+        ...(chunked ? { body: new Blob([body]).stream(), duplex: 'half' } : { body }),
       }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
@@ -61,5 +62,26 @@ describe('the pets router behind a host app body parser', () => {
     expect(unknown.status).toBe(400)
     const large = await host.post(JSON.stringify({ name: 'x'.repeat(70_000), categoryId: 1 }))
     expect(large.status).toBe(413)
+  })
+
+  // CONTRACT: a body over 64 KiB is 413; one of exactly 64 KiB is served, also when the host read it.
+  it.each([false, true])(
+    'serves a body of exactly 64 KiB that the host read (chunked: %s)',
+    async (chunked) => {
+      const host = await hostWithParser('rawBody')
+      opened.push(host)
+      const pet = JSON.stringify({ name: 'Rex', categoryId: 1 })
+      const response = await host.post(pet.padEnd(64 * 1024, ' '), { chunked })
+      expect(response.status).toBe(201)
+    },
+  )
+
+  it('refuses a chunked body over 64 KiB that the host read, though no Content-Length told its size', async () => {
+    const host = await hostWithParser('rawBody')
+    opened.push(host)
+    const pet = JSON.stringify({ name: 'Rex', categoryId: 1 })
+    const response = await host.post(pet.padEnd(64 * 1024 + 1, ' '), { chunked: true })
+    expect(response.status).toBe(413)
+    expect(await response.json()).toMatchObject({ code: 'payload_too_large' })
   })
 })
