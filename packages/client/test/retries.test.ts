@@ -121,6 +121,14 @@ describe('retries of the client', () => {
     expect(slept).toEqual([2000])
   })
 
+  it('waits when the Retry-After takes the total wait to exactly maxTotalWaitMs', async () => {
+    const { client, slept } = await clientOfStub([rateLimited('2'), rateLimited('3'), listed], {
+      maxTotalWaitMs: 5_000,
+    })
+    expect((await run(client.listPets())).pets).toEqual([rex])
+    expect(slept).toEqual([2000, 3000])
+  })
+
   it.each([502, 504])(
     "retries a gateway's %i as a lost response: a listing, a keyed POST, never an unkeyed POST",
     async (status) => {
