@@ -38,4 +38,13 @@ describe('nextPageUrl', () => {
       'http://pets.internal/v1/pets?limit=2&after=2',
     )
   })
+
+  it.each(['http://user@pets.internal/v1/pets?after=2', 'http://:secret@pets.internal/v1/pets?after=2'])(
+    'moves a link with credentials (%s) onto the base URL: fetch would refuse it',
+    (link) => {
+      expect(nextPageUrl(new URL(link), 'http://pets.internal/v1')).toBe(
+        'http://pets.internal/v1/pets?after=2',
+      )
+    },
+  )
 })
