@@ -52,6 +52,25 @@ describe('the typed errors of the client', () => {
     })
   })
 
+  it('reads a Retry-After of several digits as seconds, and an HTTP date as none', async () => {
+    const limitedFor = (retryAfter: string) =>
+      answering(429, JSON.stringify({ code: 'rate_limited', message: 'slow down', status: 429 }), {
+        'Retry-After': retryAfter,
+      })
+    expect(await runLeft(limitedFor('86400').listPets())).toMatchObject({ retryAfterSeconds: 86400 })
+    expect(await runLeft(limitedFor('Wed, 21 Oct 2026 07:28:00 GMT').listPets())).toMatchObject({
+      retryAfterSeconds: undefined,
+    })
+  })
+
+  it('gives MethodNotAllowed no empty method, for an Allow header missing or with empty elements', async () => {
+    const body = JSON.stringify({ code: 'method_not_allowed', message: 'no', status: 405 })
+    expect(await runLeft(answering(405, body).listPets())).toMatchObject({ allow: [] })
+    expect(await runLeft(answering(405, body, { Allow: 'GET,, HEAD,' }).listPets())).toMatchObject({
+      allow: ['GET', 'HEAD'],
+    })
+  })
+
   it('answers UndecodableResponse for an Error body whose status is not the HTTP status', async () => {
     const client = answering(400, JSON.stringify({ code: 'validation_failed', message: 'x', status: 404 }))
     expect(await runLeft(client.listPets())).toMatchObject({ _tag: 'UndecodableResponse', status: 400 })
