@@ -131,6 +131,22 @@ describe('idempotent creations in batches', () => {
     expect(await countRows(fresh, 'pets')).toBe(2)
   })
 
+  it('runs again a repeat with the recorded body that came while another body of its key was refused', async () => {
+    const fresh = await open()
+    const creations = createPostgresIdempotentPetCreations(fresh, { clock: 'request' })
+    const done = await run(creations.addOnce(named('done')))
+    const release = await holdOrderingLock(fresh)
+    const other = { fingerprint: 'another body' }
+    // The batch under way refuses `done` with another body; the repeats wait for it.
+    const underWay = [named('first'), named('done', other)].map((c) => creations.addOnce(c)())
+    await waitForLockWait(fresh)
+    const repeats = [named('done'), named('done', other)].map((c) => creations.addOnce(c)())
+    await release()
+    const reused = E.left({ _tag: 'IdempotencyKeyReused' })
+    expect(await Promise.all([underWay[1], ...repeats])).toEqual([reused, E.right(done), reused])
+    expect(await countRows(fresh, 'pets')).toBe(2)
+  })
+
   it('answers concurrent replays of finished keys through two pools with their pets, never in use', async () => {
     const fresh = await open({ poolSize: 10 })
     const other = createPostgresDatabase({ connectionString: fresh.url, poolSize: 10, ...patient })
