@@ -113,6 +113,24 @@ describe('batchPetInserts', () => {
     expect((await next).name).toBe('pet 3')
   })
 
+  it('answers each creation its own row when the ids do not follow the batch, identical creations included', async () => {
+    const { held, answer, make } = heldRunner()
+    const inserts = make()
+    const first = add(inserts, creation(0))
+    const [a, b] = [creation(1), creation(2)]
+    const waiting = [a, b, a].map((pet) => add(inserts, pet))
+    answer()
+    await first
+    // Rows sorted by id are not the batch's order: matched by content, each row to one creation.
+    held.shift()!.done(
+      undefined,
+      [11, 12, 13].map((id, i) => ({ ...[b, a, a][i]!, id }) as Pet),
+    )
+    const [a1, b1, a2] = await Promise.all(waiting)
+    expect(b1!.id).toBe(11)
+    expect([a1!.id, a2!.id].sort()).toEqual([12, 13])
+  })
+
   it('fails the creations of an insert that added no row (its intent expired) as unavailable, 55P03', async () => {
     const { held, make } = heldRunner()
     const pet = add(make(), creation(0))
