@@ -44,6 +44,11 @@ describe('fetchOf: the HTTP API in-process, without a socket', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('link')).toBe('<https://api.example.com/v1/pets?limit=2&after=2>; rel="next"')
     expect(((await res.json()) as Array<Pet>).map((p) => p.name)).toEqual(['A', 'B'])
+    // CONTRACT: the Link names the status when the request had one.
+    const available = await fetch(`${BASE}/v1/pets?status=available&limit=1&after=1`, { headers: AUTH })
+    expect(available.headers.get('link')).toBe(
+      '<https://api.example.com/v1/pets?limit=1&status=available&after=2>; rel="next"',
+    )
   })
 
   it('answers 401 with its challenge, and 400 with the Error body naming the field', async () => {
