@@ -28,9 +28,9 @@ process.on('exit', () => {
 
 /**
  * pino's destination for JSON lines on a file descriptor: lines gather in an array and go out when `minBytes`
- * wait, at the latest every `flushMs`, in non-blocking write(2)s of whole lines, at most 4 KiB each (a pipe
- * takes such a write whole: line-chunks.ts); EAGAIN is retried. It keeps the
- * contract flushLogs reads (`_writing`, 'drain', `flushSync()`) without sonic-boom's cost per line
+ * wait, at the latest every `flushMs`, in non-blocking write(2)s of whole lines, each of at most `writeBytes`
+ * (4 KiB where processes share a pipe, which takes such a write whole: line-chunks.ts); EAGAIN is retried. It
+ * keeps the contract flushLogs reads (`_writing`, 'drain', `flushSync()`) without sonic-boom's cost per line
  * (ARCHITECTURE.md, 'Made by hand, on purpose', row "line buffer"). A failed write ends the buffer, never the
  * process; EPIPE (a reader gone) is no failure, any other error gets one line on stderr.
  */
@@ -51,6 +51,8 @@ export class LineBuffer extends EventEmitter {
     private readonly minBytes: number,
     flushMs: number,
     private readonly syncLimitMs = SYNC_WRITE_LIMIT_MS,
+    // The most bytes one write carries (line-chunks.ts: logWriteBytes); a whole batch unless given.
+    private readonly writeBytes = Number.POSITIVE_INFINITY,
   ) {
     super()
     this.timer = setInterval(() => this.flush(), flushMs).unref()
@@ -115,7 +117,7 @@ export class LineBuffer extends EventEmitter {
     let giveUpAt = Date.now() + this.syncLimitMs
     for (let offset = 0; offset < data.length;) {
       try {
-        offset += writeSync(this.fd, data, offset, lineChunkEnd(data, offset) - offset)
+        offset += writeSync(this.fd, data, offset, lineChunkEnd(data, offset, this.writeBytes) - offset)
         giveUpAt = Date.now() + this.syncLimitMs
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EAGAIN')
@@ -167,7 +169,8 @@ export class LineBuffer extends EventEmitter {
   private send(data: Buffer, offset: number): void {
     // Abandoned meanwhile (abandon): the rest of this batch is dropped with the others.
     if (this.destroyed) return
-    write(this.fd, data, offset, lineChunkEnd(data, offset) - offset, null, (error, written) => {
+    const length = lineChunkEnd(data, offset, this.writeBytes) - offset
+    write(this.fd, data, offset, length, null, (error, written) => {
       if (error !== null) {
         if (error.code === 'EAGAIN') return void setTimeout(() => this.send(data, offset), 5)
         return this.fail(error)

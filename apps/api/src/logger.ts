@@ -5,6 +5,7 @@ import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino'
 import type PinoPretty from 'pino-pretty'
 import type { AppConfig } from './config.js'
 import { LineBuffer } from './line-buffer.js'
+import { logWriteBytes } from './line-chunks.js'
 import { requestLineWriter } from './request-line.js'
 
 /** The service's logger: a pino logger. */
@@ -48,7 +49,7 @@ const activeTraceIds = (): object => {
  * through LineBuffer: exit with `exitAfterFlush`.
  */
 export const createLogger = (
-  config: Pick<AppConfig, 'logLevel' | 'logFormat'> & Partial<Pick<AppConfig, 'tracing'>>,
+  config: Pick<AppConfig, 'logLevel' | 'logFormat'> & Partial<Pick<AppConfig, 'tracing' | 'webConcurrency'>>,
   destination?: DestinationStream,
 ): Logger => {
   const options = {
@@ -72,7 +73,8 @@ export const createLogger = (
   }
   if (destination !== undefined) return pino(options, destination)
   if (stdoutIsReplaced()) return pino(options, process.stdout)
-  return pino(options, new LineBuffer(1, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS))
+  const writeBytes = logWriteBytes(1, config.webConcurrency ?? 1)
+  return pino(options, new LineBuffer(1, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS, undefined, writeBytes))
 }
 
 /** The events after which flushLogs looks again: a write done, or a file opened at last. */

@@ -14,10 +14,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { LineBuffer } from '../src/line-buffer.js'
-import { lineChunkEnd } from '../src/line-chunks.js'
+import { ATOMIC_WRITE_BYTES, lineChunkEnd, logWriteBytes } from '../src/line-chunks.js'
 
-// What LineBuffer writes to fd 2 lands here instead; every other write goes through.
-const { stderr } = vi.hoisted(() => ({ stderr: [] as Array<string> }))
+// What LineBuffer writes to fd 2 lands here instead; every other write goes through. The sizes of the
+// asynchronous writes are noted by fd.
+const { stderr, writes } = vi.hoisted(() => ({
+  stderr: [] as Array<string>,
+  writes: new Map<number, Array<number>>(),
+}))
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof Fs>()
   const writeSync = (fd: number, ...rest: Array<unknown>) => {
@@ -25,13 +29,18 @@ vi.mock('node:fs', async (importOriginal) => {
     stderr.push(String(rest[0]))
     return String(rest[0]).length
   }
-  return { ...fs, writeSync }
+  const write = (fd: number, ...rest: Array<unknown>) => {
+    writes.set(fd, [...(writes.get(fd) ?? []), rest[2] as number])
+    return (fs.write as (fd: number, ...rest: Array<unknown>) => void)(fd, ...rest)
+  }
+  return { ...fs, writeSync, write }
 })
 
 let dir: string
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'line-buffer-test-'))
   stderr.length = 0
+  writes.clear()
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -171,7 +180,7 @@ describe('LineBuffers of several processes on one pipe (the workers of WEB_CONCU
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
     // Two descriptions of the pipe, as each process has its own; non-blocking, as node leaves stdout.
     const fds = [0, 1].map(() => openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
-    const buffers = fds.map((fd) => new LineBuffer(fd, 1 << 20, 10_000))
+    const buffers = fds.map((fd) => new LineBuffer(fd, 1 << 20, 10_000, undefined, ATOMIC_WRITE_BYTES))
     const expected: Array<string> = []
     buffers.forEach((buffer, b) => {
       for (let n = 0; n < 200; n++) {
@@ -202,6 +211,45 @@ describe('LineBuffers of several processes on one pipe (the workers of WEB_CONCU
     const known = new Set(expected)
     expect(lines.filter((line) => !known.has(line)).length, 'lines cut by another').toBe(0)
     expect(lines.toSorted()).toEqual(expected.toSorted())
+  })
+})
+
+describe('the size of a write of the log', () => {
+  // One write a turn of the event loop: in writes of 4 KiB, one process's log under load fell behind it.
+  it('is a whole batch unless processes share the pipe, and then at most 4 KiB of whole lines', async () => {
+    const batch = (writeBytes?: number) => {
+      const fd = openSync('/dev/null', 'w')
+      writes.delete(fd)
+      const buffer = new LineBuffer(fd, 1 << 30, 60_000, undefined, writeBytes)
+      for (let n = 0; n < 2_000; n++) buffer.write(`${JSON.stringify({ n, pad: 'x'.repeat(480) })}\n`)
+      buffer.flush()
+      return new Promise<Array<number>>((resolve) =>
+        buffer.once('drain', () => {
+          buffer.end()
+          closeSync(fd)
+          resolve(writes.get(fd) ?? [])
+        }),
+      )
+    }
+    expect(await batch()).toHaveLength(1)
+    const atomic = await batch(ATOMIC_WRITE_BYTES)
+    expect(atomic.length).toBeGreaterThan(200)
+    expect(Math.max(...atomic)).toBeLessThanOrEqual(ATOMIC_WRITE_BYTES)
+  })
+
+  it('is 4 KiB for a pipe or a socket shared by several processes, and a whole batch otherwise', () => {
+    const fifo = join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    const pipe = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+    const file = openSync(join(dir, 'log'), 'w')
+    const devNull = openSync('/dev/null', 'w')
+    try {
+      expect([pipe, file, devNull].map((fd) => logWriteBytes(fd, 2))).toEqual([4096, Infinity, Infinity])
+      expect([pipe, file, devNull].map((fd) => logWriteBytes(fd, 1))).toEqual([Infinity, Infinity, Infinity])
+    } finally {
+      ;[reader, pipe, file, devNull].forEach((fd) => closeSync(fd))
+    }
   })
 })
 
