@@ -1,5 +1,5 @@
 import type { Pet, PetStatus } from '@pets/domain'
-import { aCreation, pollUntil, run } from '@pets/domain/testing'
+import { run } from '@pets/domain/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import type pg from 'pg'
@@ -7,15 +7,12 @@ import { describe, expect, it } from 'vitest'
 import {
   createPostgresDatabase,
   createPostgresIdempotentPetCreations,
-  PET_INSERT_LOCK,
   type Database,
   fromKysely,
 } from '../src/index.js'
-import type { FreshDatabase } from '../src/testing/index.js'
+import { countRows, holdOrderingLock, named, waitForLockWait } from './support/creation-batches.js'
 import { patient } from './support/patient.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
-
-type Creation = Parameters<typeof aCreation>[0]
 
 /** A kysely handle on `pool` that notes each statement with create_pets_once. */
 const counted = (pool: pg.Pool) => {
@@ -26,26 +23,6 @@ const counted = (pool: pg.Pool) => {
   })
   return { db, batches }
 }
-/** Holds the id-ordering lock in a transaction of its own until `release`. */
-const holdOrderingLock = async (fresh: FreshDatabase) => {
-  const client = await fresh.pool.connect()
-  await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${PET_INSERT_LOCK})`)
-  return async () => {
-    await client.query('ROLLBACK')
-    client.release()
-  }
-}
-const waitForLockWait = (fresh: FreshDatabase) =>
-  pollUntil('a batch waits for the ordering lock', async () => {
-    const { rows } = await fresh.pool.query(`SELECT 1 FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event = 'advisory' AND pid <> pg_backend_pid()`)
-    return rows.length > 0
-  })
-const countRows = async (fresh: FreshDatabase, table: 'pets' | 'idempotency_records') =>
-  Number((await fresh.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n)
-const named = (key: string, more: Creation = {}) =>
-  aCreation({ key, pet: { name: key, categoryId: 1, status: 'available' } as Pet, ...more })
-
 describe('idempotent creations in batches', () => {
   const { open, track } = useFreshDatabases()
 
