@@ -35,7 +35,7 @@ describe("the LISTEN connection's heartbeat", () => {
     const errors: Array<Error> = []
     let up = false
     const listener = createChangeListener(
-      { connectionString: proxy.through(inject('postgres').url), heartbeatMs: 30, timeoutMs: 600 },
+      { connectionString: proxy.through(inject('postgres').url), heartbeatMs: 30, timeoutMs: 1_500 },
       {
         channel: 'heartbeat_test',
         notifyElsewhere: async (channel, payload) =>
@@ -51,7 +51,7 @@ describe("the LISTEN connection's heartbeat", () => {
     await listener.start()
     expect(up).toBe(true)
     await pollUntil('a few heartbeats answered', () => beats >= 3, 5_000)
-    // The path freezes: the beat under way waits for its timeout (600 ms), twenty beats' time.
+    // The path freezes: the beat under way waits for its timeout (1.5 s), fifty beats' time.
     proxy.silence()
     await pollUntil('the silent connection is given up', () => !up, 5_000)
     expect(errors.map((error) => error.message)).toEqual(['Query read timeout'])
