@@ -68,6 +68,8 @@ const twoInserts = async (env: Record<string, string>) => {
   )
   const holder = await database.pool.connect()
   cleanups.push(async () => holder.release(true))
+  // It stays idle in its transaction while the inserts queue: longer than the pool's 2 s allow on a busy machine.
+  await holder.query('SET idle_in_transaction_session_timeout = 0')
   await holder.query('BEGIN')
   await holder.query(
     `INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, pet_id, created_at)
@@ -78,7 +80,7 @@ const twoInserts = async (env: Record<string, string>) => {
   await waitingForALock(database, 'create_pets_once')
   const plain = post(svc, 'plain')
   // Answered at once when it commits beside the keyed one; under the ordering lock it waits for it.
-  const plainFirst = await Promise.race([plain.then(() => true), pause(1_000).then(() => false)])
+  const plainFirst = await Promise.race([plain.then(() => true), pause(3_000).then(() => false)])
   const listed = await database.pool.query<{ id: string }>(LISTING_BEFORE_0008, [first.id, 100])
   await holder.query('ROLLBACK')
   const [k, p] = await Promise.all([keyed, plain])
