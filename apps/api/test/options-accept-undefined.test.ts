@@ -72,19 +72,16 @@ describe('an option given as undefined is its default, as one left out is', () =
   })
 
   it('the storage and tracing configurations: a session on the url, a ratio of 1', () => {
+    // The defaults as config.test.ts pins them, read from the environment; the optional ones listed here.
+    const read = loadConfig(
+      { API_KEYS: KEY, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres' },
+      {},
+    )
+    if (E.isLeft(read) || read.right.storage.kind !== 'postgres')
+      throw new Error('no PostgreSQL configuration')
     const storage: PostgresConfig & EveryOptionUndefined<PostgresConfig> = {
-      kind: 'postgres',
-      url: 'postgres://postgres@127.0.0.1:5432/postgres',
+      ...read.right.storage,
       directUrl: undefined,
-      poolSize: 10,
-      maxLifetimeSeconds: 300,
-      connectionTimeoutMs: 1000,
-      statementTimeoutMs: 750,
-      lockTimeoutMs: 500,
-      idleInTransactionTimeoutMs: 2000,
-      idempotencyClock: 'database',
-      migrateOnStart: true,
-      insertsAlone: false,
     }
     const tracing: TracingConfig & EveryOptionUndefined<TracingConfig> = {
       url: 'http://127.0.0.1:4318/v1/traces',
