@@ -1,7 +1,7 @@
 import type { PageCursor } from '@pets/domain'
-import { aCreation, aPetData, pollUntil, run, runLeft } from '@pets/domain/testing'
+import { aCreation, aPetData, run, runLeft } from '@pets/domain/testing'
 import * as E from 'fp-ts/lib/Either.js'
-import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, sql } from 'kysely'
 import type pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import {
@@ -16,6 +16,7 @@ import {
 } from '../src/index.js'
 import type { FreshDatabase } from '../src/testing/index.js'
 import { patient } from './support/patient.js'
+import { waitForLockWait } from './support/creation-batches.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const HOUR = 3_600_000
@@ -261,13 +262,3 @@ describe('create_pet_once: an idempotent addition in one statement', () => {
     expect(await run(creations.removeExpired(new Date()))).toBe(1)
   })
 })
-
-// Until another session waits for an advisory lock: past the key's lock, at the ordering lock.
-const waitForLockWait = (fresh: FreshDatabase) =>
-  pollUntil('another session waits for an advisory lock', async () => {
-    const query = CompiledQuery.raw(
-      `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
-         AND wait_event = 'advisory' AND pid <> pg_backend_pid()`,
-    )
-    return (await fresh.db.executeQuery(query)).rows.length > 0
-  })
