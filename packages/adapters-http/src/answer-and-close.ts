@@ -1,22 +1,28 @@
 import { ServerResponse, type IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 
+/** Ends a connection as soon as its answer is written: for a client too slow to be owed a lingering close. */
+export const closeAtOnce = (socket: Socket): void => {
+  socket.end()
+  socket.destroySoon()
+}
+
 /**
  * Has `handle` answer `req` on a socket node's server no longer serves (a CONNECT's, or one whose request its
- * parser refused), then ends the connection: one answer, no keep-alive.
+ * parser refused), then ends the connection with `close`: one answer, no keep-alive.
  */
 export const answerAndClose = (
   req: IncomingMessage,
   socket: Socket,
   handle: (req: IncomingMessage, res: ServerResponse) => void,
+  close: (socket: Socket) => void,
 ): void => {
   const res = new ServerResponse(req)
   res.shouldKeepAlive = false
   res.assignSocket(socket)
   res.on('finish', () => {
     res.detachSocket(socket)
-    socket.end()
-    socket.destroySoon()
+    close(socket)
   })
   handle(req, res)
 }

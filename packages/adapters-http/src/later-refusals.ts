@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { closeAfterLinger } from './linger.js'
 import { isTokenByte, readRefusedHead } from './refused-head.js'
 
 type Refusal = Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown }
@@ -69,8 +70,13 @@ export const answerInTurn = (error: Refusal, stream: Duplex, answer: (refusal: R
   const first = Buffer.isBuffer(refusal.rawPacket) ? refusal.rawPacket : undefined
   const parts: Waiting = first === undefined ? { parts: [], size: 0 } : { parts: [first], size: first.length }
   waitingTurn.set(stream, parts)
-  // What cannot be answered yet says Connection: close on the answer under way, if it still can.
-  if (!isReadable(refusal, first) && !under.headersSent) under.shouldKeepAlive = false
+  // What cannot be answered yet says Connection: close on the answer under way, if it still can; node then
+  // closes the connection with its destroySoon (guard: private-api-guards.test.ts), which would reset it under
+  // the feet of a client still sending those bytes: it closes after them instead.
+  if (!isReadable(refusal, first)) {
+    if (!under.headersSent) under.shouldKeepAlive = false
+    socket.destroySoon = () => closeAfterLinger(socket, { parserReads: true })
+  }
   const next = () => {
     if (socket.destroyed || !socket.writable) return
     const current = socket._httpMessage
@@ -79,7 +85,7 @@ export const answerInTurn = (error: Refusal, stream: Duplex, answer: (refusal: R
     const bytes = parts.parts.length > 1 ? Buffer.concat(parts.parts, parts.size) : first
     // From now on the connection's refusals are the answer's own to read (refused-request.ts).
     waitingTurn.delete(stream)
-    if (!isReadable(refusal, bytes)) return void socket.destroySoon()
+    if (!isReadable(refusal, bytes)) return void closeAfterLinger(socket, { parserReads: true })
     refusal.rawPacket = bytes
     answer(refusal)
   }

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 
 /** How long a connection goes on reading a body its answer left unread, at most. */
 export const LINGER_MS = 3_000
@@ -60,4 +62,56 @@ const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (()
   // The client went away: nothing left to read.
   req.once('close', whole)
   req.resume()
+}
+
+// Connections closing after their last answer, with how much of what their client still sends was dropped.
+const lingering = new WeakMap<Duplex, { read: number }>()
+
+// Counts bytes dropped on a lingering connection; past LINGER_BYTES it is no longer read.
+const dropped = (socket: Duplex, state: { read: number }, bytes: number) => {
+  state.read += bytes
+  if (state.read > LINGER_BYTES) socket.pause()
+}
+
+/**
+ * Whether a connection is closing after its last answer (closeAfterLinger); if so, a refusal of node's parser
+ * on it is what its client still sends, dropped (a reset ends it). node's parser, once it has refused a
+ * request, refuses each later packet of its connection: it reads them, here counted.
+ */
+export const lingeringRefusal = (error: { code?: string; rawPacket?: unknown }, socket: Duplex): boolean => {
+  const state = lingering.get(socket)
+  if (state === undefined) return false
+  if (error.code === 'ECONNRESET') socket.destroy()
+  else if (Buffer.isBuffer(error.rawPacket)) dropped(socket, state, error.rawPacket.length)
+  return true
+}
+
+/**
+ * Closes a connection whose last answer is written, where node's server no longer closes it (a CONNECT's, one
+ * whose request its parser refused; `parserReads` unless node let go of it, as of a CONNECT's) or would close it
+ * at once: as lingerAfterAnswer, not under the feet of a client still sending. Its end is sent at once (the
+ * answer is all there is), what the client still sends is read and dropped, `LINGER_BYTES` at most, and the
+ * connection is closed once the client has ended its side too, else at `LINGER_MS`. Closing at once reset
+ * fetch's upload of 16 MiB with a method node does not know, and any upload that went on after such an
+ * answer, before the answer was read.
+ */
+export const closeAfterLinger = (
+  socket: Socket,
+  { parserReads }: { readonly parserReads: boolean },
+): void => {
+  if (lingering.has(socket) || socket.destroyed) return
+  const state = { read: 0 }
+  lingering.set(socket, state)
+  // Still sending at LINGER_MS, the client is not one that stops: what it still sends may reset the connection.
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS)
+  socket.once('close', () => clearTimeout(timer))
+  const close = () =>
+    socket.writableFinished ? socket.destroy() : socket.once('finish', () => socket.destroy())
+  socket.end()
+  if (socket.readableEnded) return void close()
+  socket.once('end', close)
+  // Where node's parser no longer reads the connection (a CONNECT's), its bytes come here; else its refusals
+  // of them come to lingeringRefusal.
+  if (!parserReads) socket.on('data', (chunk: Buffer) => dropped(socket, state, chunk.length))
+  socket.resume()
 }

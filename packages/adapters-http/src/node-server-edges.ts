@@ -5,6 +5,7 @@ import { answerClientError } from './answer-client-error.js'
 import { answerAndClose } from './answer-and-close.js'
 import { withoutEarlyContinue } from './continue-on-read.js'
 import { answerInTurn } from './later-refusals.js'
+import { closeAfterLinger, lingeringRefusal } from './linger.js'
 import { handRefusalToApp } from './refused-request.js'
 
 /** What serves a request: an app's `callback()`, or whatever hands requests to it. */
@@ -47,6 +48,8 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
     if (!handRefusalToApp(error, socket, handle)) answerClientError(error, socket)
   }
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    // What a client still sends on a connection closing after its last answer: no request.
+    if (lingeringRefusal(error, socket)) return
     // A request refused behind one answered whole is answered in its turn, after those before it.
     if (!answerInTurn(error, socket, (refusal) => answerRefusal(refusal, socket)))
       answerRefusal(error, socket)
@@ -58,6 +61,7 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
     // Node took its own listeners off the socket as it handed it over: an error must not end the process.
     socket.on('error', () => socket.destroy())
     socket.setTimeout(CONNECT_ANSWER_MS, () => socket.destroy())
-    answerAndClose(req, socket, handle)
+    // node's parser has let go of the connection: what the client still sends is read here.
+    answerAndClose(req, socket, handle, (s) => closeAfterLinger(s, { parserReads: false }))
   })
 }

@@ -2,7 +2,8 @@ import { IncomingMessage, METHODS, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { refusalReason } from './answer-client-error.js'
-import { answerAndClose } from './answer-and-close.js'
+import { answerAndClose, closeAtOnce } from './answer-and-close.js'
+import { closeAfterLinger } from './linger.js'
 import { MAX_HEAD_BYTES, readRefusedHead, type RefusedHead } from './refused-head.js'
 
 // What node's parser refused, by the request made to stand for it (serveRequests answers it 400).
@@ -75,12 +76,16 @@ const unknownMethodStart = (error: {
   return space < 0 || space >= error.bytesParsed ? raw : undefined
 }
 
+// node's parser reads the connection of a refused request still (refusing each packet): a client still sending
+// after the answer is read to its end (closeAfterLinger), unless it was refused for being slow.
+const lingerAfter = (socket: Socket) => closeAfterLinger(socket, { parserReads: true })
+
 // Answers 400 for a refused request, as a request of the app's own (serveRequests reads the reason).
 const refuse = (socket: Socket, handle: Handler, raw: unknown, code: string | undefined): void => {
   const { method, target } = requestLineOf(raw)
   const req = standIn(socket, method, target)
   refusals.set(req, refusalReason(code === undefined ? {} : { code }))
-  answerAndClose(req, socket, handle)
+  answerAndClose(req, socket, handle, TIMEOUTS.has(code ?? '') ? closeAtOnce : lingerAfter)
 }
 
 // Heads of unknown methods still arriving, by socket: node's parser refuses each later packet too, and
@@ -108,7 +113,8 @@ const readOrWait = (socket: Socket, state: Arriving, chunk: Buffer): void => {
   arriving.delete(socket)
   const bytes = Buffer.concat(state.chunks, state.size)
   const head = readRefusedHead(bytes)
-  if (head !== undefined) answerAndClose(standIn(socket, '_OTHER', head.target, head), socket, state.handle)
+  if (head !== undefined)
+    answerAndClose(standIn(socket, '_OTHER', head.target, head), socket, state.handle, lingerAfter)
   else
     refuse(
       socket,

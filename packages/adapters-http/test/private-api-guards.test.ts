@@ -264,3 +264,34 @@ describe(`node's pipelining, which pipelined-in-order.ts leans on (${NODE})`, ()
     ).toBe(true)
   })
 })
+
+describe(`node's close of a connection after its last answer, which later-refusals.ts takes over (${NODE})`, () => {
+  it('closes it with the socket\'s destroySoon, once an answer saying "Connection: close" has finished', async () => {
+    let destroyedSoon = false
+    const server = createServer((_req, res) => {
+      res.shouldKeepAlive = false
+      res.end('ok')
+    })
+    server.on('connection', (socket: Socket) => {
+      const own = socket.destroySoon.bind(socket)
+      socket.destroySoon = () => {
+        destroyedSoon = true
+        own()
+      }
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () =>
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'),
+    )
+    socket.on('error', () => {})
+    socket.resume()
+    await new Promise((resolve) => socket.on('close', resolve))
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    expect(
+      destroyedSoon,
+      `${NODE}: node no longer closes a connection after its last answer with socket.destroySoon(); ` +
+        'later-refusals.ts replaces it on a connection whose client still sends bytes node refused, so that it ' +
+        'closes after them (closeAfterLinger): find where node closes it now',
+    ).toBe(true)
+  })
+})
