@@ -7,6 +7,10 @@ const REASONS: ReadonlyMap<string, string> = new Map([
   ['HPE_HEADER_OVERFLOW', 'The request line and headers must be at most 16 KiB together.'],
   ['ERR_HTTP_REQUEST_TIMEOUT', 'The request did not arrive in time.'],
   ['ERR_HTTP_HEADERS_TIMEOUT', 'The request headers did not arrive in time.'],
+  [
+    'HPE_INVALID_VERSION',
+    'The request line must end in HTTP/1.1 (or HTTP/1.0): no other version is served here.',
+  ],
 ])
 
 /** What a 400 says of a request node's parser refused, by the error's code. */

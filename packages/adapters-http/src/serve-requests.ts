@@ -5,7 +5,7 @@ import { asksToUpgrade, isHostValue, sentMoreThanOnce } from './header-lines.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import type { HttpLogger } from './logger.js'
-import { answeredOnSocket } from './answer-client-error.js'
+import { answeredOnSocket, refusalReason } from './answer-client-error.js'
 import { clientAddressFinder } from './client-address.js'
 import { answering, wasCut, type CutLine } from './cut-requests.js'
 import { lingerAfterAnswer } from './linger.js'
@@ -47,12 +47,17 @@ const HOSTS: Problem = {
   reason: 'A request must carry one Host header, not several.',
 }
 const BAD_TARGET: Problem = { _tag: 'MalformedRequest', reason: 'The request target is not a valid URL.' }
+const OTHER_VERSION: Problem = {
+  _tag: 'MalformedRequest',
+  reason: refusalReason({ code: 'HPE_INVALID_VERSION' }),
+}
 
 // RFC 9112 section 3.2: an HTTP/1.1 request without Host is refused with 400, as node's parser would (a
 // server made with `requireHostHeader: false` lets it through, so that it gets an Error body, not node's bare
-// status line), and so is one with several Host lines (node keeps the first) or a Host that is no host,
-// before anything else, as a request the parser refuses is.
-const hostProblem = (req: IncomingMessage): Problem | undefined => {
+// status line), and so is one with several Host lines (node keeps the first), a Host that is no host, or a
+// version llhttp lets through that is not 1.x (0.9, 2.0; none made in process), before anything else.
+const headProblem = (req: IncomingMessage): Problem | undefined => {
+  if (req.httpVersionMajor !== 1 && (req.httpVersionMajor as number | null) !== null) return OTHER_VERSION
   if (req.headers.host === undefined) {
     // A request node's parser refused, handed over to be answered, logged and counted (refused-request.ts):
     // it has no headers, so only requests without Host pay the lookup.
@@ -112,7 +117,7 @@ export const serveRequests = ({
     sendProblem(ctx, NOT_FOUND)
   }
   const dispatch = (ctx: HttpContext) => {
-    const refused = hostProblem(ctx.req)
+    const refused = headProblem(ctx.req)
     if (refused !== undefined) {
       ctx.set('Connection', 'close')
       return sendProblem(ctx, refused)

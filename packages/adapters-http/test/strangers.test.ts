@@ -294,6 +294,24 @@ describe('what a caller without a key, or a careless one, can make the service d
     },
   )
 
+  // llhttp lets HTTP/0.9 and HTTP/2.0 through (and refuses 1.2 or 3.0): no such request is HTTP/1.x, which is all
+  // this server speaks, and an HTTP/2 client begins with its preface, never with such a line.
+  it.each(['2.0', '0.9', '1.2', '3.0'])(
+    'answers a request line of HTTP/%s 400 before authentication, saying which versions it speaks, then closes',
+    async (version) => {
+      for (const key of ['', `Authorization: ${BEARER}\r\n`]) {
+        const answer = await raw(held.served.port, `GET /v1/pets HTTP/${version}\r\nHost: x\r\n${key}\r\n`)
+        expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+        expect(headOf(answer)).toContain('connection: close')
+        expect(bodyOf(answer)).toEqual({
+          code: 'validation_failed',
+          message: 'The request line must end in HTTP/1.1 (or HTTP/1.0): no other version is served here.',
+          status: 400,
+        })
+      }
+    },
+  )
+
   it('serves an HTTP/1.0 request without Host: that version has none to carry', async () => {
     const answer = await raw(held.served.port, 'GET /v1/pets HTTP/1.0\r\n\r\n')
     expect(answer).toMatch(/^HTTP\/1\.1 401 /)
