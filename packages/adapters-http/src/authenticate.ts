@@ -13,6 +13,18 @@ export const bearerKey = (header: string | undefined): string | undefined => {
   return key === undefined || key === '' ? undefined : key
 }
 
+/**
+ * Whether an Authorization header is the Bearer scheme and a key with a tab among the white space between them
+ * (RFC 9110 section 11.4 separates them by spaces alone): a key sent, malformed, not a missing one.
+ */
+export const tabAfterBearer = (header: string): boolean => {
+  if (header.length < 8 || header.slice(0, 6).toLowerCase() !== 'bearer') return false
+  let tab = false
+  let i = 6
+  for (; i < header.length && (header[i] === ' ' || header[i] === '\t'); i++) tab ||= header[i] === '\t'
+  return tab && i < header.length
+}
+
 const NO_KEY: Problem = { _tag: 'Unauthorized', keySent: false }
 const UNKNOWN_KEY: Problem = { _tag: 'Unauthorized', keySent: true }
 

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import type { IncomingMessage } from 'node:http'
 import type { ApiKeyOwner } from '@pets/domain'
-import { authenticateKey, bearerKey, type LookupLimit } from './authenticate.js'
+import { authenticateKey, bearerKey, tabAfterBearer, type LookupLimit } from './authenticate.js'
 import { addressBucketOf, clientAddressFinder, type ClientAddressOf } from './client-address.js'
 import { sentMoreThanOnce } from './header-lines.js'
 import type { PetsRouterOptions } from './create-pets-router.js'
@@ -37,7 +37,8 @@ export type PetsApi = {
 }
 
 const NOT_FOUND: Problem = { _tag: 'RouteNotFound' }
-const SEVERAL_AUTHORIZATIONS: Problem = { _tag: 'Unauthorized', keySent: true, twice: true }
+const SEVERAL_AUTHORIZATIONS: Problem = { _tag: 'Unauthorized', keySent: true, malformed: 'twice' }
+const TAB_AFTER_BEARER: Problem = { _tag: 'Unauthorized', keySent: true, malformed: 'tab' }
 
 /**
  * Prepares the pet operations once, so a request costs one dispatch: authentication first (a caller
@@ -86,12 +87,16 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
       // Which of several lines holds the key? None: node kept the first, a proxy may read the last.
       if (authorization !== undefined && sentMoreThanOnce(ctx.req, 'authorization'))
         return sendProblem(ctx, SEVERAL_AUTHORIZATIONS)
+      const key = bearerKey(authorization)
+      // A key there is, but none that its scheme's grammar lets through: say so, not that none came.
+      if (authorization !== undefined && tabAfterBearer(authorization))
+        return sendProblem(ctx, TAB_AFTER_BEARER)
       // In the request's span: a stored key's lookup is its child.
       const found = await withRequestSpan(
         ctx,
         authenticateKey<HttpContext>,
         authenticator,
-        bearerKey(authorization),
+        key,
         lookupLimit,
         ctx,
         (ctx.req as Asked)[MEMORY_ANSWER],

@@ -2,10 +2,15 @@ import type { DomainError, Issue } from '@pets/domain'
 import { ERRORS, HEADERS, type ErrorBody, type ErrorCode } from '@pets/wire'
 
 /**
- * No valid API key came with a request under /v1; `keySent` when one came but is not valid, `twice` when
- * Authorization came on several lines (RFC 6750 3.1: invalid_request; node would have kept the first).
+ * No valid API key came with a request under /v1; `keySent` when one came but is not valid; `malformed` when the
+ * request is (RFC 6750 3.1: invalid_request): Authorization came on several lines (`twice`: node would have kept
+ * the first), or a tab separates the key from the scheme (`tab`: RFC 9110 11.4 allows spaces alone).
  */
-export type Unauthorized = { readonly _tag: 'Unauthorized'; readonly keySent: boolean; readonly twice?: true }
+export type Unauthorized = {
+  readonly _tag: 'Unauthorized'
+  readonly keySent: boolean
+  readonly malformed?: 'twice' | 'tab'
+}
 export type RouteNotFound = { readonly _tag: 'RouteNotFound' }
 export type MethodNotAllowed = { readonly _tag: 'MethodNotAllowed'; readonly allow: ReadonlyArray<string> }
 export type NotImplemented = { readonly _tag: 'NotImplemented'; readonly reason?: string }
@@ -57,6 +62,11 @@ const respond = (
   headers: Readonly<Record<string, string>> = {},
 ): ErrorResponse => ({ body: { code, message, status: ERRORS[code].status }, headers })
 
+const MALFORMED_AUTHORIZATION = {
+  twice: 'Send one Authorization header: a request with several is refused.',
+  tab: 'Separate "Bearer" from the API key with spaces, not tabs: send "Authorization: Bearer <API key>".',
+} as const
+
 const describeIssue = ({ field, problem }: Issue) =>
   field === '' ? `the body ${problem}` : `${field} ${problem}`
 
@@ -68,8 +78,8 @@ export const toErrorResponse = (p: Problem): ErrorResponse => {
     case 'MalformedRequest':
       return respond('validation_failed', p.reason)
     case 'Unauthorized':
-      return p.twice === true
-        ? respond('unauthorized', 'Send one Authorization header: a request with several is refused.', {
+      return p.malformed !== undefined
+        ? respond('unauthorized', MALFORMED_AUTHORIZATION[p.malformed], {
             [HEADERS.wwwAuthenticate]: `Bearer realm="${REALM}", error="invalid_request"`,
           })
         : respond('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', {

@@ -4,7 +4,7 @@ import * as O from 'fp-ts/lib/Option.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Context } from 'koa'
 import { describe, expect, it } from 'vitest'
-import { authenticateKey, bearerKey } from '../src/authenticate.js'
+import { authenticateKey, bearerKey, tabAfterBearer } from '../src/authenticate.js'
 import { createTokenBucketRateLimiter } from '../src/rate-limiter.js'
 
 // What the pets API does with a request's Authorization header.
@@ -41,6 +41,27 @@ describe('bearerKey', () => {
   ])('finds no key in a header of another scheme or shape: %j', (header) => {
     expect(bearerKey(header)).toBeUndefined()
   })
+})
+
+describe('tabAfterBearer', () => {
+  it.each(['Bearer\tk3y', 'bearer \t k3y', 'BEARER\t\tk3y'])('finds a tab before the key in %j', (header) => {
+    expect(tabAfterBearer(header)).toBe(true)
+  })
+
+  it.each([
+    'Bearer k3y',
+    'Bearer  k3y',
+    'Bearer\t',
+    'Bearer \t',
+    'Basic\tk3y',
+    'Bearerk3y\tx',
+    'Bearer k3y\tx',
+  ])(
+    'finds none in %j: spaces alone, no key after the tab, another scheme, a tab within the key',
+    (header) => {
+      expect(tabAfterBearer(header)).toBe(false)
+    },
+  )
 })
 
 describe('authenticateRequest', () => {

@@ -151,6 +151,27 @@ describe('what a caller without a key, or a careless one, can make the service d
     })
   })
 
+  // RFC 9110 section 11.4: the credentials follow the scheme after one or more spaces (SP), never a tab.
+  it.each(['Bearer\t', 'bearer\t\t', 'Bearer \t', 'Bearer\t '])(
+    'answers the key after %j 401 invalid_request, saying that a tab does not separate it from the scheme',
+    async (scheme) => {
+      const answer = await raw(
+        held.served.port,
+        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${scheme}${KEYS[0]}\r\nConnection: close\r\n\r\n`,
+      )
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /)
+      expect(headOf(answer)).toContain(
+        'www-authenticate: bearer realm="animal-store", error="invalid_request"',
+      )
+      expect(bodyOf(answer)).toEqual({
+        code: 'unauthorized',
+        message:
+          'Separate "Bearer" from the API key with spaces, not tabs: send "Authorization: Bearer <API key>".',
+        status: 401,
+      })
+    },
+  )
+
   it('answers 415 to a content coding, saying that it accepts identity; identity itself is served', async () => {
     const headers = (coding: string) =>
       `Authorization: ${BEARER}\r\nContent-Encoding: ${coding}\r\nContent-Length: ${A_PET.length}\r\nConnection: close\r\n`

@@ -26,11 +26,12 @@ const NOTES: { readonly [T in Problem['_tag']]: ProblemNote<T> } = {
     ],
   },
   Unauthorized: {
-    when: 'The API key is missing or invalid, or `Authorization` came on more than one line.',
+    when: 'The API key is missing or invalid, `Authorization` came on more than one line, or a tab separates its key from `Bearer`.',
     examples: [
       { _tag: 'Unauthorized', keySent: false },
       { _tag: 'Unauthorized', keySent: true },
-      { _tag: 'Unauthorized', keySent: true, twice: true },
+      { _tag: 'Unauthorized', keySent: true, malformed: 'twice' },
+      { _tag: 'Unauthorized', keySent: true, malformed: 'tab' },
     ],
   },
   PetNotFound: { when: 'No pet has this id.', examples: [{ _tag: 'PetNotFound', id: MAX_ID as PetId }] },
