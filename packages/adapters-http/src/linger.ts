@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream'
 /** How long a connection goes on reading a body its answer left unread, at most. */
 export const LINGER_MS = 3_000
 /** How many bytes of such a body it reads and drops, at most; past them it stops reading until LINGER_MS. */
-export const LINGER_BYTES = 256 * 1024
+export const LINGER_BYTES = 16 * 1024 * 1024
 
 type End = ServerResponse['end']
 
@@ -13,7 +13,8 @@ type End = ServerResponse['end']
  * Lets an answer that leaves the body unread (413, 401, 415, 400) reach a client still sending it, as
  * nginx's `lingering_close`: closing with bytes arriving would reset the connection, and a reset makes the
  * client's system drop the answer it has not read yet. The rest is read and dropped, `LINGER_BYTES` at most
- * (a client that writes its whole body before it reads, then reads its answer); past them the connection is
+ * (a client that writes its whole body before it reads, then reads its answer, as Python's http.client: at
+ * 256 KiB one writing 4 MiB was reset, its answer unread); past them the connection is
  * no longer read, so TCP holds the client's writes back without a byte more of work here, but it stays
  * open until `LINGER_MS`, so that a client that reads while it writes (node, fetch, curl) reads its answer
  * before the close: closing at once reset an upload of 20 MiB before its 413 was read. Call it before the

@@ -88,8 +88,13 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
       if (authorization !== undefined && sentMoreThanOnce(ctx.req, 'authorization'))
         return sendProblem(ctx, SEVERAL_AUTHORIZATIONS)
       const key = bearerKey(authorization)
-      // A key there is, but none that its scheme's grammar lets through: say so, not that none came.
-      if (authorization !== undefined && tabAfterBearer(authorization))
+      // A key there is, but none that its scheme's grammar lets through: say so, not that none came (asked
+      // only of a header whose key is missing or begins with a tab, so a well-formed one pays nothing).
+      if (
+        authorization !== undefined &&
+        (key === undefined || key.charCodeAt(0) === 9) &&
+        tabAfterBearer(authorization)
+      )
         return sendProblem(ctx, TAB_AFTER_BEARER)
       // In the request's span: a stored key's lookup is its child.
       const found = await withRequestSpan(

@@ -69,6 +69,41 @@ describe('an answer that leaves a body unread, while the client still sends it',
     expect(errors).toEqual([])
   })
 
+  // As Python's http.client: the whole body written before a byte of the answer is read. Reading is stopped
+  // in the kernel (`onread` and pause), so an answer that arrives early waits in the socket's receive queue,
+  // where a reset from the server would drop it unread.
+  const writeAllThenRead = (bytes: number, headers: string) =>
+    new Promise<{ answer: string; errors: Array<string> }>((resolve) => {
+      const received: Array<Buffer> = []
+      const onread = {
+        buffer: Buffer.alloc(64 * KIB),
+        callback: (n: number, buffer: Buffer) => received.push(Buffer.from(buffer.subarray(0, n))) > 0,
+      }
+      const socket = connect({ port: served.port, host: '127.0.0.1', onread })
+      socket.pause()
+      const errors: Array<string> = []
+      socket.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message))
+      socket.on('close', () => resolve({ answer: Buffer.concat(received).toString('latin1'), errors }))
+      socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\n${headers}Content-Length: ${bytes}\r\n\r\n`)
+      socket.write(Buffer.alloc(bytes, 0x20), () => {
+        socket.resume()
+        socket.end()
+      })
+    })
+
+  it.each([
+    ['401', 'Content-Type: application/json\r\n'],
+    ['413', `Authorization: ${BEARER}\r\nContent-Type: application/json\r\n`],
+  ])(
+    'answers %s to a client that writes all of a 4 MiB body before it reads, without a reset',
+    async (status, headers) => {
+      const { answer, errors } = await writeAllThenRead(4 * 1024 * KIB, headers)
+      expect(errors).toEqual([])
+      expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
+    },
+    15_000,
+  )
+
   // A raw client that sends headers, then a body it never ends: what it reads, and when the server closes.
   const endless = (pace: 'flood' | 'trickle') =>
     new Promise<{ answer: string; closedAfterMs: number; sent: number }>((resolve) => {
