@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { serveClusterMetrics } from './cluster-metrics.js'
 import type { AppConfig } from './config.js'
+import { handedConnections } from './handed-connections.js'
 import type { LateCheck } from './prepare-database.js'
 import { exitStopped, logEcho, STORAGE_CLOSE_MS, stopBeforeReady, withoutEchoes } from './lifecycle.js'
 import { exitAfterFlush, type Logger } from './logger.js'
@@ -64,6 +65,8 @@ export const runPrimary = async (
   )
 
   const startedAt = new Map<Worker, number>()
+  // What closes the connections handed to a worker that it never took, at its exit (handed-connections.ts).
+  const untaken = new Map<Worker, () => number>()
   const respawns = new Set<NodeJS.Timeout>()
   let quickDeaths = 0
   let stopping = false
@@ -91,6 +94,7 @@ export const runPrimary = async (
   const fork = () => {
     const worker = cluster.fork(workerEnv)
     startedAt.set(worker, Date.now())
+    untaken.set(worker, handedConnections(worker))
   }
   let reason = ''
   const finish = () =>
@@ -104,6 +108,8 @@ export const runPrimary = async (
     const lived = Date.now() - (startedAt.get(worker) ?? 0)
     startedAt.delete(worker)
     opened.delete(worker)
+    const connectionsReset = untaken.get(worker)?.() ?? 0
+    untaken.delete(worker)
     const unstarted = !listened.delete(worker)
     if (stopping) {
       allClean &&= code === 0 || (unstarted && signal === 'SIGTERM')
@@ -126,7 +132,7 @@ export const runPrimary = async (
     const delay = backoff.delayMs
     // Exit 0: a worker that stopped cleanly on a SIGTERM sent to it alone (the primary sends none but at its
     // own stop): nothing failed, but its place was empty.
-    const fields = { worker: worker.process.pid, code, signal, restartInMs: delay }
+    const fields = { worker: worker.process.pid, code, signal, restartInMs: delay, connectionsReset }
     if (code === 0) logger.warn(fields, 'a worker stopped, not asked by the primary; replacing it')
     else logger.error(fields, 'a worker died; replacing it')
     const timer = setTimeout(() => {
