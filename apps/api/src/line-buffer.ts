@@ -1,9 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { write, writeSync } from 'node:fs'
-import { lineChunkEnd } from './line-chunks.js'
-
-// Waits `ms` without returning to the event loop: for a synchronous write to a full pipe.
-const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+import { lineChunkEnd, writeAllSync, writeChunksNow, writesWithoutWaiting } from './line-chunks.js'
 
 /** How long a synchronous write (at exit) waits for a full pipe's reader before it drops the lines. */
 export const SYNC_WRITE_LIMIT_MS = 10_000
@@ -29,7 +26,8 @@ process.on('exit', () => {
 /**
  * pino's destination for JSON lines on a file descriptor: lines gather in an array and go out when `minBytes`
  * wait, at the latest every `flushMs`, in non-blocking write(2)s of whole lines, each of at most `writeBytes`
- * (4 KiB where processes share a pipe, which takes such a write whole: line-chunks.ts); EAGAIN is retried. It
+ * (4 KiB where processes share a pipe, which takes such a write whole: line-chunks.ts; as many at once as a
+ * descriptor that never waits has room for, else one a turn of the event loop); EAGAIN is retried. It
  * keeps the contract flushLogs reads (`_writing`, 'drain', `flushSync()`) without sonic-boom's cost per line
  * (ARCHITECTURE.md, 'Made by hand, on purpose', row "line buffer"). A failed write ends the buffer, never the
  * process; EPIPE (a reader gone) is no failure, any other error gets one line on stderr.
@@ -45,6 +43,8 @@ export class LineBuffer extends EventEmitter {
   // What makes the deferred lines, in the order the items came; one each `defer`.
   private readonly makers: Array<() => void> = []
   private turnEnd = false
+  // 4 KiB writes to a descriptor that never waits: as many at once as it takes (one a turn fell behind).
+  private readonly writeNow: boolean
 
   constructor(
     private readonly fd: number,
@@ -55,6 +55,7 @@ export class LineBuffer extends EventEmitter {
     private readonly writeBytes = Number.POSITIVE_INFINITY,
   ) {
     super()
+    this.writeNow = Number.isFinite(writeBytes) && writesWithoutWaiting(fd)
     this.timer = setInterval(() => this.flush(), flushMs).unref()
     open.add(this)
     // Always one listener: an 'error' that nobody listens to would end the process.
@@ -113,20 +114,8 @@ export class LineBuffer extends EventEmitter {
   flushSync(): void {
     this.makeDeferred()
     if (this.destroyed || this.lines.length === 0) return
-    const data = this.take()
-    let giveUpAt = Date.now() + this.syncLimitMs
-    for (let offset = 0; offset < data.length;) {
-      try {
-        offset += writeSync(this.fd, data, offset, lineChunkEnd(data, offset, this.writeBytes) - offset)
-        giveUpAt = Date.now() + this.syncLimitMs
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN')
-          return this.fail(error as NodeJS.ErrnoException)
-        if (Date.now() >= giveUpAt)
-          return this.fail(new Error(`its reader took nothing for ${this.syncLimitMs / 1000} s at exit`))
-        sleepSync(10)
-      }
-    }
+    const failure = writeAllSync(this.fd, this.take(), this.writeBytes, this.syncLimitMs)
+    if (failure !== undefined) this.fail(failure)
   }
 
   /** Drops what waits and what comes, with one line on stderr saying `reason`: for an exit that waits no more. */
@@ -169,6 +158,14 @@ export class LineBuffer extends EventEmitter {
   private send(data: Buffer, offset: number): void {
     // Abandoned meanwhile (abandon): the rest of this batch is dropped with the others.
     if (this.destroyed) return
+    if (this.writeNow) {
+      try {
+        offset = writeChunksNow(this.fd, data, offset, this.writeBytes)
+      } catch (error) {
+        return this.fail(error as NodeJS.ErrnoException)
+      }
+      if (offset === data.length) return this.sent()
+    }
     const length = lineChunkEnd(data, offset, this.writeBytes) - offset
     write(this.fd, data, offset, length, null, (error, written) => {
       if (error !== null) {
@@ -176,10 +173,14 @@ export class LineBuffer extends EventEmitter {
         return this.fail(error)
       }
       if (offset + written < data.length) return this.send(data, offset + written)
-      this._writing = false
-      if (this.bytes >= this.minBytes) this.writeBatch()
-      else this.emit('drain')
+      this.sent()
     })
+  }
+
+  private sent(): void {
+    this._writing = false
+    if (this.bytes >= this.minBytes) this.writeBatch()
+    else this.emit('drain')
   }
 
   private fail(error: NodeJS.ErrnoException): void {

@@ -214,6 +214,81 @@ describe('LineBuffers of several processes on one pipe (the workers of WEB_CONCU
   })
 })
 
+describe('LineBuffer writing 4 KiB at a time to a pipe (WEB_CONCURRENCY)', () => {
+  // A pipe with room for 64 KiB, its reader reading nothing yet; `writer` blocking or not.
+  const pipe = (flags: number) => {
+    const fifo = join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    return { reader, writer: openSync(fifo, constants.O_WRONLY | flags) }
+  }
+  // What the pipe holds now (nothing: EAGAIN).
+  const readNow = (reader: number) => {
+    const chunk = Buffer.alloc(1 << 16)
+    try {
+      return chunk.toString('latin1', 0, readSync(reader, chunk))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+      return ''
+    }
+  }
+  const lines = (buffer: LineBuffer, bytes: number) => {
+    let written = 0
+    for (let n = 0; written < bytes; n++) {
+      const line = `${JSON.stringify({ n, pad: 'x'.repeat(200 + ((n * 37) % 300)) })}\n`
+      buffer.write(line)
+      written += line.length
+    }
+    return written
+  }
+
+  // One write a turn of the event loop: a worker under load (10,000 lines/s) fell behind its log, 600 MiB of
+  // lines waiting after a minute while its reader (`| cat`) kept up.
+  it('puts in at once as many whole-line writes as a non-blocking pipe has room for', async () => {
+    const { reader, writer } = pipe(constants.O_NONBLOCK)
+    const buffer = new LineBuffer(writer, 1 << 30, 60_000, undefined, ATOMIC_WRITE_BYTES)
+    try {
+      const written = lines(buffer, 40_000)
+      buffer.flush()
+      // Read before any turn of the event loop: what the pipe holds was written within flush().
+      const text = readNow(reader)
+      expect(text.length).toBe(written)
+      expect(
+        text
+          .split('\n')
+          .slice(0, -1)
+          .every((line) => line.startsWith('{"n":')),
+      ).toBe(true)
+      expect(buffer._writing).toBe(false)
+    } finally {
+      // Its descriptor is closed only once no write of it is under way: the next test may get its number.
+      await vi.waitFor(() => expect(buffer._writing).toBe(false))
+      buffer.end()
+      ;[reader, writer].forEach((fd) => closeSync(fd))
+    }
+  })
+
+  it('never waits on a blocking pipe that is full: its writes stay asynchronous', async () => {
+    const { reader, writer } = pipe(0)
+    const buffer = new LineBuffer(writer, 1 << 30, 60_000, undefined, ATOMIC_WRITE_BYTES)
+    try {
+      // Twice what the pipe holds: a synchronous write would wait here for a reader that reads nothing.
+      const written = lines(buffer, 1 << 17)
+      buffer.flush()
+      expect(buffer._writing).toBe(true)
+      let text = ''
+      while (text.length < written) {
+        text += readNow(reader)
+        await new Promise((resolve) => setTimeout(resolve, 1))
+      }
+      expect(text.length).toBe(written)
+    } finally {
+      buffer.end()
+      ;[reader, writer].forEach((fd) => closeSync(fd))
+    }
+  })
+})
+
 describe('the size of a write of the log', () => {
   // One write a turn of the event loop: in writes of 4 KiB, one process's log under load fell behind it.
   it('is a whole batch unless processes share the pipe, and then at most 4 KiB of whole lines', async () => {
