@@ -52,5 +52,14 @@ describe('WEB_CONCURRENCY: a connection handed to a worker that dies before it t
     await expect.poll(() => lines(svc, 'listening').length, { timeout: 20_000 }).toBe(3)
     await expect.poll(() => fds(primary), { timeout: 5_000 }).toBe(before)
     for (const p of probes) p.socket.destroy()
+
+    // The worker that took its connections acknowledged each (node's ack heard): none is counted at its death.
+    const [survivor] = lines(svc, 'listening')
+      .map((l) => l['pid'] as number)
+      .filter((pid) => pid !== victim)
+    process.kill(survivor!, 'SIGKILL')
+    await expect
+      .poll(() => lines(svc, 'a worker died; replacing it').slice(1), { timeout: 5_000 })
+      .toEqual([expect.objectContaining({ worker: survivor, connectionsReset: 0 })])
   }, 40_000)
 })
