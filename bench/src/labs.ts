@@ -1,4 +1,6 @@
 import { ablationSection, runAblation } from './ablation/run-ablation.js'
+import { churnSection } from './churn/churn-report.js'
+import { runChurn } from './churn/run-churn.js'
 import { ensureWrk } from './load.js'
 import type { BenchOptions } from './options.js'
 import { benchKey, withDatabase } from './own-database.js'
@@ -133,6 +135,18 @@ export const LABS: Readonly<Record<string, Lab>> = {
     usesWrk: true,
     run: async (options, log) =>
       tracingSection(await runTracing(options, (work) => withDatabase(options, 'tracing', work), log)),
+  },
+  churn: {
+    title: 'Lab: workers killed under load',
+    about:
+      'The churn soak: `WEB_CONCURRENCY=2` on PostgreSQL, its log piped to `cat`, under load for `--duration` ' +
+      'seconds (600; 20 in a smoke run), its workers killed with SIGKILL and SIGTERM: how fast the primary ' +
+      "replaces them, whether its memory, descriptors and timers stay flat, the database's sessions, /metrics, " +
+      'what the clients saw (every pet answered 201 listed once, no key making two pets) and the log.',
+    defaults: (base) => ({ ...base, load: { ...base.load, durationS: base.smoke ? 20 : 600 } }),
+    usesPostgres: () => true,
+    usesWrk: true,
+    run: async (options, log) => churnSection(await runChurn(options, log)),
   },
 }
 

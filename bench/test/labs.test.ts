@@ -50,7 +50,8 @@ describe('the command line of pnpm bench and pnpm bench:<lab>', () => {
 })
 
 // The labs of `pnpm bench:<lab> --smoke` that no other test runs, so that they cannot rot (flood
-// and pgbouncer have tests of their own): every step once, with 0.5 s of load per run.
+// and pgbouncer have tests of their own): every step once, with 0.5 s of load per run. Not churn:
+// a soak, 20 s even as a smoke run, kept out of CI; run it by hand (`pnpm bench:churn --smoke`).
 describe('pnpm bench:<lab> --smoke', () => {
   let server: TestServer
   let options: BenchOptions
