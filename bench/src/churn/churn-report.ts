@@ -24,23 +24,24 @@ const replacing = (kills: ReadonlyArray<Kill>) => {
       `${signal}, a worker that ran 10 s or more`,
       ks.length,
       spread(ks.map((k) => k.goneMs)),
-      spread(ks.map((k) => between(k, 'goneMs', 'forkedMs'))),
-      spread(ks.map((k) => between(k, 'forkedMs', 'listeningMs'))),
+      spread(ks.map((k) => k.restartInMs)),
+      spread(ks.map((k) => between(k, 'goneMs', 'listeningMs'))),
       spread(ks.map((k) => k.listeningMs)),
+      ks.reduce((sum, k) => sum + (k.connectionsReset ?? 0), 0),
     ]
   })
   const rapid = kills.filter((k) => k.phase === 'rapid')
+  const head = ['kill', 'kills', 'killed → exit logged', 'back-off', 'exit → replacement listens']
   return [
-    table(
-      ['kill', 'kills', 'killed → gone', 'gone → forked', 'forked → listening', 'killed → listening'],
-      rows,
-    ),
+    table([...head, 'killed → replacement listens', 'connections reset'], rows),
     '',
-    'In ms, p50 / max. A SIGTERM drains for `SHUTDOWN_DELAY_MS` (5 s in `staging`) before the worker exits.' +
+    "In ms, p50 / max, by the log lines' own times (the primary's line on the exit, the replacement's `listening`). " +
+      'A SIGTERM drains for `SHUTDOWN_DELAY_MS` (5 s in `staging`) before the worker exits.' +
       (rapid.length === 0
         ? ''
-        : ` Then ${rapid.length} workers killed as soon as they listened (the back-off of run-primary.ts), ` +
-          `gone → forked in ms, in turn: ${rapid.map((k) => `${k.signal} ${n0(between(k, 'goneMs', 'forkedMs') ?? Number.NaN)}`).join(', ')}.`),
+        : ` Then ${rapid.length} workers killed as soon as they listened; the back-offs the primary logged, in turn: ` +
+          `${rapid.map((k) => `${k.signal} ${k.restartInMs ?? '?'}`).join(', ')}; exit → replacement listens: ` +
+          `${spread(rapid.map((k) => between(k, 'goneMs', 'listeningMs')))}.`),
   ].join('\n')
 }
 

@@ -7,14 +7,29 @@ import { SERVICE_MAIN } from '../servers.js'
 // Preloaded into the primary: a line a second of its memory, handles, timers and descriptors (probe.ts).
 const PROBE = fileURLToPath(new URL('./probe.js', import.meta.url))
 
+/** The primary's line on a worker that exited: when it heard of it, and how long it waits to replace it. */
+export type Exit = { readonly time: number; readonly restartInMs: number; readonly connectionsReset: number }
+
+type Line = {
+  pid: number
+  time: number
+  msg: string
+  worker?: number
+  restartInMs?: number
+  connectionsReset?: number
+}
+const REPLACING = ['a worker died; replacing it', 'a worker stopped, not asked by the primary; replacing it']
+
 /** The service with WEB_CONCURRENCY=2, its standard output a pipe (`| cat > log`), as an operator runs it. */
 export type ChurnService = {
   readonly url: string
   readonly primary: number
   /** The pids of the workers now. */
   readonly workers: () => ReadonlyArray<number>
-  /** When (Date.now()) each worker wrote its `listening` line, read from the log as it grows. */
+  /** When each worker wrote its `listening` line (its `time`), read from the log as it grows. */
   readonly listening: () => ReadonlyMap<number, number>
+  /** The primary's line on each worker that exited (`a worker died`, `a worker stopped, not asked`): when, and its back-off. */
+  readonly exits: () => ReadonlyMap<number, Exit>
   /** The primary's probe lines (probe.ts), in order. */
   readonly probes: () => ReadonlyArray<Record<string, unknown>>
   /** SIGTERM to the primary (again: none, it has exited); its exit status once it and `cat` are done. */
@@ -48,6 +63,7 @@ export const startChurnService = async (
   const pid = primary.pid!
 
   const listening = new Map<number, number>()
+  const exits = new Map<number, Exit>()
   let offset = 0
   let partial = ''
   const readLog = () => {
@@ -59,11 +75,17 @@ export const startChurnService = async (
     closeSync(fd)
     const lines = (partial + chunk.toString()).split('\n')
     partial = lines.pop() ?? ''
-    for (const line of lines)
-      if (line.includes('"msg":"listening"')) {
-        const { pid: worker } = JSON.parse(line) as { pid: number }
-        if (!listening.has(worker)) listening.set(worker, Date.now())
-      }
+    for (const text of lines) {
+      if (!text.includes('"msg":"listening"') && !text.includes('"msg":"a worker ')) continue
+      const line = JSON.parse(text) as Line
+      if (line.msg === 'listening' && !listening.has(line.pid)) listening.set(line.pid, line.time)
+      if (REPLACING.includes(line.msg) && line.worker !== undefined)
+        exits.set(line.worker, {
+          time: line.time,
+          restartInMs: line.restartInMs ?? 0,
+          connectionsReset: line.connectionsReset ?? 0,
+        })
+    }
   }
   const workers = () => {
     try {
@@ -86,6 +108,7 @@ export const startChurnService = async (
     primary: pid,
     workers,
     listening: () => (readLog(), listening),
+    exits: () => (readLog(), exits),
     probes: () => {
       try {
         const text = readFileSync(probeFile, 'utf8').trim()

@@ -37,10 +37,11 @@ export type Kill = {
   readonly worker: number
   /** How long the worker had listened. */
   readonly ageMs: number
+  /** When the primary logged its exit (by the line's own time), and the back-off it said it would wait. */
   readonly goneMs?: number
-  /** When the primary forked its replacement. */
-  readonly forkedMs?: number
-  /** When the replacement wrote its `listening` line. */
+  readonly restartInMs?: number
+  readonly connectionsReset?: number
+  /** When the replacement logged its `listening` line. */
   readonly listeningMs?: number
   /** What `onReplaced` returned once the replacement listened (the database's connections). */
   readonly after?: number
@@ -74,26 +75,26 @@ export const killWorkers = async (
     const before = new Set(service.workers())
     const killedAt = Date.now()
     process.kill(worker, signal)
-    let goneMs: number | undefined
-    let forked: { pid: number; ms: number } | undefined
     let listeningMs: number | undefined
     while (listeningMs === undefined && Date.now() - killedAt < 60_000) {
       await sleep(20)
-      const now = service.workers()
-      goneMs ??= now.includes(worker) ? undefined : Date.now() - killedAt
-      const fresh = now.find((w) => !before.has(w))
-      if (forked === undefined && fresh !== undefined) forked = { pid: fresh, ms: Date.now() - killedAt }
-      const at = forked === undefined ? undefined : service.listening().get(forked.pid)
-      if (at !== undefined) listeningMs = at - killedAt
+      const fresh = service.workers().find((w) => !before.has(w) && service.listening().has(w))
+      if (fresh !== undefined) listeningMs = service.listening().get(fresh)! - killedAt
     }
+    const exit = service.exits().get(worker)
     kills.push({
       at: killedAt,
       phase: phase.name,
       signal,
       worker,
       ageMs: killedAt - listening.get(worker)!,
-      ...(goneMs === undefined ? {} : { goneMs }),
-      ...(forked === undefined ? {} : { forkedMs: forked.ms }),
+      ...(exit === undefined
+        ? {}
+        : {
+            goneMs: exit.time - killedAt,
+            restartInMs: exit.restartInMs,
+            connectionsReset: exit.connectionsReset,
+          }),
       ...(listeningMs === undefined ? {} : { listeningMs, after: await onReplaced() }),
     })
     const [low, high] = phase.gapS
