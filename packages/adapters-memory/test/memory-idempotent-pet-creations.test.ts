@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { storeUnavailable, type PageCursor, type PetRepository } from '@pets/domain'
 import { aCreation, describeIdempotentPetCreationsContract, run, runLeft } from '@pets/domain/testing'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -47,6 +48,40 @@ describe('memory idempotent pet creations', () => {
     release()
     const created = await run(() => first)
     expect(await run(creations.addOnce(aCreation()))).toEqual(created)
+    expect(await run(pets.list(everything))).toEqual([created])
+  })
+  it('replays the pet as the repository gives it, and a failed read of it as StoreUnavailable', async () => {
+    const pets = createMemoryPetRepository()
+    let down = false
+    const flaky: PetRepository = {
+      ...pets,
+      findById: (id) => (down ? TE.left(storeUnavailable()) : pets.findById(id)),
+    }
+    const creations = createMemoryIdempotentPetCreations(flaky)
+    const created = await run(creations.addOnce(aCreation()))
+    down = true
+    expect(await runLeft(creations.addOnce(aCreation()))).toEqual({ _tag: 'StoreUnavailable' })
+    down = false
+    expect(await run(creations.addOnce(aCreation()))).toEqual(created)
+    expect(await run(pets.list(everything))).toEqual([created])
+  })
+
+  it('tells SHA-256 fingerprints apart as HTTP makes them (lowercase hex), by every character', async () => {
+    const pets = createMemoryPetRepository()
+    const creations = createMemoryIdempotentPetCreations(pets)
+    const fingerprint = createHash('sha256').update('{"categoryId":1,"name":"Rex"}').digest('hex')
+    const created = await run(creations.addOnce(aCreation({ fingerprint })))
+    expect(await run(creations.addOnce(aCreation({ fingerprint })))).toEqual(created)
+    const other = createHash('sha256').update('{"categoryId":2,"name":"Rex"}').digest('hex')
+    for (const changed of [
+      other,
+      fingerprint.toUpperCase(),
+      `${fingerprint.slice(0, 63)}x`,
+      fingerprint.slice(1),
+    ])
+      expect(await runLeft(creations.addOnce(aCreation({ fingerprint: changed })))).toEqual({
+        _tag: 'IdempotencyKeyReused',
+      })
     expect(await run(pets.list(everything))).toEqual([created])
   })
 })
