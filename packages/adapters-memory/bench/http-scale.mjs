@@ -55,6 +55,7 @@ end
       if (out.includes('REACHED')) child.kill('SIGINT')
     })
     child.once('exit', () => {
+      rmSync(script, { force: true })
       const m = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(out)
       if (m === null) return fail(new Error(`wrk: ${out}`))
       const [requests, us, p50, p99, max, bad] = m.slice(1).map(Number)
