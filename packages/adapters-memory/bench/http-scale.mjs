@@ -15,15 +15,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { alternateAndReport, option, quantile } from './lab-report.mjs'
 
-const option = (name, fallback) =>
-  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
 const RECORDER = fileURLToPath(new URL('gc-recorder.mjs', import.meta.url))
 const KEY = randomBytes(24).toString('base64url')
 const BODY = '{"name":"Rex","categoryId":7,"status":"pending"}'
 
-const quantile = (sorted, q) =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 const rssOf = (pid, field) =>
   Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) /
   1024
@@ -147,14 +144,6 @@ end`
   }
 }
 
-const range = (values, digits) => {
-  const sorted = [...values].sort((x, y) => x - y)
-  const f = (v) => v.toFixed(digits)
-  return sorted.length === 1
-    ? f(sorted[0])
-    : `${f(quantile(sorted, 0.5))} (${f(sorted[0])}–${f(sorted[sorted.length - 1])})`
-}
-
 const main = async () => {
   const a = option(
     'a',
@@ -166,17 +155,6 @@ const main = async () => {
   const connections = Number(option('connections', '64'))
   const port = Number(option('port', '18310'))
   const sides = b === undefined ? { A: a } : { A: a, B: b }
-  const names = Object.keys(sides)
-  const results = Object.fromEntries(names.map((s) => [s, []]))
-  for (let round = 0; round < rounds; round++)
-    for (const [i, side] of (round % 2 === 0 ? names : [...names].reverse()).entries()) {
-      const lines = await runSide(sides[side], port + i, checkpoints, connections)
-      results[side].push(lines)
-      const end = lines[lines.length - 1]
-      console.error(
-        `round ${round + 1} ${side}: create p99 ${end.fill.p99} ms, GC max ${end.gc.max.toFixed(1)} ms`,
-      )
-    }
   const rows = [
     ['creates/s', (r) => r.fill.perSecond, 0],
     ['create p50 ms', (r) => r.fill.p50, 2],
@@ -191,22 +169,14 @@ const main = async () => {
     ['list 20 p99 ms', (r) => r.listing.p99, 2],
     ['GC pause max ms, list 20', (r) => r.listGc.max, 1],
   ]
-  for (const [i, pets] of checkpoints.entries()) {
-    console.log(`\n${pets.toLocaleString('en')} pets (median of ${rounds} rounds, range)`)
-    console.log(`| measure | ${names.join(' | ')} |`)
-    console.log(`|---|${names.map(() => '---').join('|')}|`)
-    for (const [title, pick, digits] of rows)
-      console.log(
-        `| ${title} | ${names
-          .map((s) =>
-            range(
-              results[s].map((r) => pick(r[i])),
-              digits,
-            ),
-          )
-          .join(' | ')} |`,
-      )
-  }
+  await alternateAndReport({
+    sides,
+    rounds,
+    checkpoints,
+    run: (bin, i) => runSide(bin, port + i, checkpoints, connections),
+    said: (end) => `create p99 ${end.fill.p99} ms, GC max ${end.gc.max.toFixed(1)} ms`,
+    rows,
+  })
 }
 
 await main()

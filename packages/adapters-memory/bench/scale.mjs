@@ -17,17 +17,12 @@ import { join, resolve } from 'node:path'
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks'
 import { setImmediate } from 'node:timers'
 import { fileURLToPath } from 'node:url'
+import { alternateAndReport, option, quantile } from './lab-report.mjs'
 
-const option = (name, fallback) =>
-  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
 const HERE = fileURLToPath(import.meta.url)
 const STATUSES = ['available', 'pending', 'sold']
 const PROBES = 2000
 
-const quantile = (values, q) => {
-  const sorted = Float64Array.from(values).sort()
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
-}
 const summary = (values) => ({
   p50: quantile(values, 0.5),
   p99: quantile(values, 0.99),
@@ -184,14 +179,6 @@ const runChild = (dist, checkpoints, perTurn) =>
     ),
   )
 
-const range = (values, digits) => {
-  const sorted = [...values].sort((x, y) => x - y)
-  const f = (v) => v.toFixed(digits)
-  return sorted.length === 1
-    ? f(sorted[0])
-    : `${f(quantile(sorted, 0.5))} (${f(sorted[0])}–${f(sorted[sorted.length - 1])})`
-}
-
 const parent = async () => {
   const a = option('a', fileURLToPath(new URL('../dist', import.meta.url)))
   const b = option('b', undefined)
@@ -199,18 +186,6 @@ const parent = async () => {
   const checkpoints = option('pets', '100000,500000,1000000').split(',').map(Number)
   const perTurn = Number(option('yield', '64'))
   const sides = b === undefined ? { A: a } : { A: a, B: b }
-  const results = Object.fromEntries(Object.keys(sides).map((s) => [s, []]))
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? Object.keys(sides) : Object.keys(sides).reverse()
-    for (const side of order) {
-      const lines = await runChild(sides[side], checkpoints, perTurn)
-      results[side].push(lines)
-      const end = lines[lines.length - 1]
-      console.error(
-        `round ${round + 1} ${side}: ${end.bytesPerPet.toFixed(0)} B/pet, gc p99 ${end.gc.all.p99.toFixed(2)} ms, max ${end.gc.all.max.toFixed(1)} ms`,
-      )
-    }
-  }
   const rows = [
     ['bytes per pet (heap + buffers)', (r) => r.bytesPerPet, 0],
     ['RSS MiB', (r) => r.rssMiB, 0],
@@ -230,26 +205,15 @@ const parent = async () => {
     ['get p99 ms', (r) => r.get.p99, 3],
     ['sweep ms (none expired)', (r) => r.sweepMs, 1],
   ]
-  for (const [i, pets] of checkpoints.entries()) {
-    console.log(`\n${pets.toLocaleString('en')} pets (median of ${rounds} rounds, range)`)
-    console.log(`| measure | ${Object.keys(sides).join(' | ')} |`)
-    console.log(
-      `|---|${Object.keys(sides)
-        .map(() => '---')
-        .join('|')}|`,
-    )
-    for (const [title, pick, digits] of rows)
-      console.log(
-        `| ${title} | ${Object.keys(sides)
-          .map((s) =>
-            range(
-              results[s].map((r) => pick(r[i])),
-              digits,
-            ),
-          )
-          .join(' | ')} |`,
-      )
-  }
+  await alternateAndReport({
+    sides,
+    rounds,
+    checkpoints,
+    run: (dist) => runChild(dist, checkpoints, perTurn),
+    said: (end) =>
+      `${end.bytesPerPet.toFixed(0)} B/pet, gc p99 ${end.gc.all.p99.toFixed(2)} ms, max ${end.gc.all.max.toFixed(1)} ms`,
+    rows,
+  })
 }
 
 if (process.argv[2] === 'child')
