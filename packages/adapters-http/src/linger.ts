@@ -38,7 +38,7 @@ export const lingerAfterAnswer = (res: ServerResponse): void => {
 }
 
 const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (() => void) | undefined) => {
-  let read = 0
+  const budget = budgetOf(req.socket)
   let ended = false
   const end = (cut: boolean) => {
     if (ended) return
@@ -53,11 +53,11 @@ const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (()
     if (cut) req.socket.destroy()
   }
   const onData = (chunk: Buffer) => {
-    read += chunk.length
-    if (read > LINGER_BYTES) req.pause()
+    budget.read += chunk.length
+    if (budget.read > LINGER_BYTES) req.pause()
   }
   const whole = () => end(false)
-  const timer = setTimeout(end, LINGER_MS, true)
+  const timer = setTimeout(end, budget.until - Date.now(), true)
   req.on('data', onData)
   req.once('end', whole)
   // The client went away: nothing left to read.
@@ -65,13 +65,28 @@ const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (()
   req.resume()
 }
 
-// Connections closing after their last answer, with how much of what their client still sends was dropped.
-const lingering = new WeakMap<Duplex, { read: number }>()
+// What a connection still reads once its answer is out, however many lingers it goes through (a body left
+// unread, then bytes refused behind it: closeAfterLinger): until when, and how many bytes were dropped.
+type Budget = { readonly until: number; read: number }
+const budgets = new WeakMap<Duplex, Budget>()
+const budgetOf = (socket: Duplex | null | undefined): Budget => {
+  let budget = socket === null || socket === undefined ? undefined : budgets.get(socket)
+  if (budget === undefined) {
+    budget = { until: Date.now() + LINGER_MS, read: 0 }
+    // A request made in process may have no socket: its budget is its own.
+    if (socket !== null && socket !== undefined) budgets.set(socket, budget)
+  }
+  return budget
+}
+
+// Connections closing after their last answer (closeAfterLinger).
+const lingering = new WeakSet<Duplex>()
 
 // Counts bytes dropped on a lingering connection; past LINGER_BYTES it is no longer read.
-const dropped = (socket: Duplex, state: { read: number }, bytes: number) => {
-  state.read += bytes
-  if (state.read > LINGER_BYTES) socket.pause()
+const dropped = (socket: Duplex, bytes: number) => {
+  const budget = budgetOf(socket)
+  budget.read += bytes
+  if (budget.read > LINGER_BYTES) socket.pause()
 }
 
 /**
@@ -80,10 +95,9 @@ const dropped = (socket: Duplex, state: { read: number }, bytes: number) => {
  * request, refuses each later packet of its connection: it reads them, here counted.
  */
 export const lingeringRefusal = (error: { code?: string; rawPacket?: unknown }, socket: Duplex): boolean => {
-  const state = lingering.get(socket)
-  if (state === undefined) return false
+  if (!lingering.has(socket)) return false
   if (error.code === 'ECONNRESET') socket.destroy()
-  else if (Buffer.isBuffer(error.rawPacket)) dropped(socket, state, error.rawPacket.length)
+  else if (Buffer.isBuffer(error.rawPacket)) dropped(socket, error.rawPacket.length)
   return true
 }
 
@@ -92,7 +106,9 @@ export const lingeringRefusal = (error: { code?: string; rawPacket?: unknown }, 
  * whose request its parser refused; `parserReads` unless node let go of it, as of a CONNECT's) or would close it
  * at once: as lingerAfterAnswer, not under the feet of a client still sending. Its end is sent at once (the
  * answer is all there is), what the client still sends is read and dropped, `LINGER_BYTES` at most, and the
- * connection is closed once the client has ended its side too, else at `LINGER_MS`. Closing at once reset
+ * connection is closed once the client has ended its side too, else `LINGER_MS` after the answer (one budget
+ * of time and bytes a connection: a body lingerAfterAnswer dropped, then bytes refused behind it, took
+ * `LINGER_MS` twice). Closing at once reset
  * fetch's upload of 16 MiB with a method node does not know, and any upload that went on after such an
  * answer, before the answer was read.
  */
@@ -101,10 +117,9 @@ export const closeAfterLinger = (
   { parserReads }: { readonly parserReads: boolean },
 ): void => {
   if (lingering.has(socket) || socket.destroyed) return
-  const state = { read: 0 }
-  lingering.set(socket, state)
+  lingering.add(socket)
   // Still sending at LINGER_MS, the client is not one that stops: what it still sends may reset the connection.
-  const timer = setTimeout(() => socket.destroy(), LINGER_MS)
+  const timer = setTimeout(() => socket.destroy(), budgetOf(socket).until - Date.now())
   socket.once('close', () => clearTimeout(timer))
   const close = () =>
     socket.writableFinished ? socket.destroy() : socket.once('finish', () => socket.destroy())
@@ -113,6 +128,6 @@ export const closeAfterLinger = (
   socket.once('end', close)
   // Where node's parser no longer reads the connection (a CONNECT's), its bytes come here; else its refusals
   // of them come to lingeringRefusal.
-  if (!parserReads) socket.on('data', (chunk: Buffer) => dropped(socket, state, chunk.length))
+  if (!parserReads) socket.on('data', (chunk: Buffer) => dropped(socket, chunk.length))
   socket.resume()
 }

@@ -156,6 +156,55 @@ describe('an answer that leaves a body unread, while the client still sends it',
     expect(closedAfterMs).toBeLessThan(LINGER_MS + 2_000)
   }, 15_000)
 
+  // The body's end and bytes that are no request in one write: node's parser refuses those behind the request
+  // (later-refusals.ts), so the connection lingers again after the body (closeAfterLinger), within the same
+  // LINGER_MS, not LINGER_MS more. The client never ends its side, as one that goes on sending.
+  it(`closes ${LINGER_MS / 1000} s after the answer a connection whose body is followed by bytes refused behind it`, async () => {
+    const body = 512 * KIB
+    const part = Buffer.alloc(16 * KIB, 0x20)
+    const socket = connect({ port: served.port, host: '127.0.0.1', allowHalfOpen: true })
+    const started = Date.now()
+    let answeredAfterMs = -1
+    let answer = ''
+    socket.on('data', (data: Buffer) => {
+      if (answeredAfterMs < 0) answeredAfterMs = Date.now() - started
+      answer += data.toString('latin1')
+    })
+    socket.on('error', () => {})
+    socket.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body}\r\n\r\n`,
+    )
+    // The body over 2.7 s (within LINGER_MS of the 401), its end with the refused bytes, then more every 100 ms.
+    let sent = 0
+    let timer: NodeJS.Timeout | undefined
+    const step = () => {
+      if (socket.destroyed) return
+      if (sent + part.length < body) {
+        socket.write(part)
+        sent += part.length
+        timer = setTimeout(step, (2_700 * part.length) / body)
+        return
+      }
+      socket.write(
+        sent < body
+          ? Buffer.concat([part.subarray(0, body - sent), Buffer.from('\x01 no request\r\n')])
+          : part,
+      )
+      sent = body
+      timer = setTimeout(step, 100)
+    }
+    step()
+    const closedAfterMs = await new Promise<number>((resolve) =>
+      socket.on('close', () => {
+        clearTimeout(timer)
+        resolve(Date.now() - started)
+      }),
+    )
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /)
+    expect(closedAfterMs - answeredAfterMs).toBeGreaterThanOrEqual(LINGER_MS - 100)
+    expect(closedAfterMs - answeredAfterMs).toBeLessThan(LINGER_MS + 1_500)
+  }, 15_000)
+
   it("ends the answer through whatever end the response had before (a host's or a tool's wrapper)", async () => {
     const handle = createHttpApp(memoryApp().options).callback()
     // node's own request and response, without a socket, as an in-process driver makes them.
