@@ -12,9 +12,10 @@ const NODE_CLUSTER = 'NODE_CLUSTER'
  * In the primary: the connections node's round robin handed to `worker` that it has not acknowledged. When
  * the worker dies first (a SIGKILL, the OOM killer, a crash between two requests), node never hears back, so
  * it never closes its copy: the client waits for an answer for ever, and the primary holds one descriptor
- * more. Returns what closes them, for the worker's exit: each client sees its connection reset, as on the
- * connections the worker held, and its request never ran. Reads node's undocumented cluster messages by
- * wrapping the worker's `send` and hearing its `internalMessage` events (test/cluster-handoff.e2e.test.ts).
+ * more. Returns what closes them, for the worker's exit (once its channel has ended: every ack heard), and
+ * says how many it found at the exit: each client sees its connection reset, as on the connections the worker
+ * held, and its request never ran. Reads node's undocumented cluster messages by wrapping the worker's `send`
+ * and hearing its `internalMessage` events (test/cluster-handoff.e2e.test.ts, handed-connections.test.ts).
  */
 export const handedConnections = (worker: Worker): (() => number) => {
   const waiting = new Map<number, Handle>()
@@ -35,10 +36,18 @@ export const handedConnections = (worker: Worker): (() => number) => {
   worker.process.on('internalMessage', (message: ClusterMessage) => {
     if (message?.cmd === NODE_CLUSTER && typeof message.ack === 'number') waiting.delete(message.ack)
   })
-  return () => {
-    const untaken = waiting.size
+  const closeWaiting = () => {
     for (const handle of waiting.values()) handle.close()
     waiting.clear()
+  }
+  return () => {
+    const untaken = waiting.size
+    // The exit can be heard before the worker's last messages: an ack still in its channel would have node hand
+    // a refused connection (accepted: false) to another worker, and a handle closed here made that send fail
+    // (EINVAL, an 'error' on the Worker that nobody listens to: the primary's end). The channel's end comes
+    // after every message the worker sent.
+    if (worker.process.connected) worker.process.once('disconnect', closeWaiting)
+    else closeWaiting()
     return untaken
   }
 }
