@@ -16,6 +16,8 @@ type Chunk = {
   readonly keys: Array<string | undefined>
   /** The map of the row's owner, to remove the row from. */
   readonly scopes: Array<Map<string, number> | undefined>
+  /** How many of its rows are live: at none, once full, it goes. */
+  live: number
 }
 
 // Each owner's keys are in SHARDS maps, by a hash of the key: a map that grows copies all its entries at
@@ -34,6 +36,7 @@ const newChunk = (): Chunk => ({
   fingerprints: undefined,
   keys: new Array<string | undefined>(CHUNK).fill(undefined),
   scopes: new Array<Map<string, number> | undefined>(CHUNK).fill(undefined),
+  live: 0,
 })
 
 /**
@@ -52,11 +55,14 @@ export type IdempotencyRecords = {
   readonly add: (owner: string, key: string, fingerprint: string, petId: PetId, at: number) => void
   /** Removes every record made before `before` (ms since the epoch), and says how many. */
   readonly removeBefore: (before: number) => number
+  /** How many rows the columns hold, live or not (whole chunks): what a sweep may walk and memory keeps. */
+  readonly heldRows: () => number
 }
 
 export const createIdempotencyRecords = (): IdempotencyRecords => {
   const byOwner = new Map<string, Array<Map<string, number>>>()
-  const chunks: Array<Chunk> = []
+  // Undefined where every row of a chunk is dead behind a live one (a record made while the clock was ahead).
+  const chunks: Array<Chunk | undefined> = []
   let firstChunk = 0 // chunks[0] holds rows firstChunk × CHUNK and on
   let head = 0 // every row before it is dead
   let tail = 0 // the next row
@@ -65,30 +71,35 @@ export const createIdempotencyRecords = (): IdempotencyRecords => {
   let ordered = true
   let lastAt = -Infinity
 
-  const chunkOf = (row: number) => chunks[Math.floor(row / CHUNK) - firstChunk]!
+  // The chunk of a row: of a live row, always there.
+  const chunkAt = (row: number) => chunks[Math.floor(row / CHUNK) - firstChunk]
+  const chunkOf = (row: number) => chunkAt(row)!
   const kill = (chunk: Chunk, slot: number) => {
+    chunk.live--
     chunk.keys[slot] = undefined
     chunk.scopes[slot] = undefined
     if (chunk.fingerprints !== undefined) chunk.fingerprints[slot] = undefined
   }
   // Removes the row if it is live and made before `before`; says whether it did.
   const removeIfBefore = (row: number, before: number): boolean => {
-    const chunk = chunkOf(row)
+    const chunk = chunkAt(row)
     const slot = row % CHUNK
-    const key = chunk.keys[slot]
-    if (key === undefined || !(chunk.ats[slot]! < before)) return false
-    chunk.scopes[slot]!.delete(key)
-    kill(chunk, slot)
+    const key = chunk?.keys[slot]
+    if (key === undefined || !(chunk!.ats[slot]! < before)) return false
+    chunk!.scopes[slot]!.delete(key)
+    kill(chunk!, slot)
     return true
   }
-  const isLive = (row: number) => chunkOf(row).keys[row % CHUNK] !== undefined
+  const isLive = (row: number) => chunkAt(row)?.keys[row % CHUNK] !== undefined
   // The whole queue, when rows may be out of order: removes what is due, and checks the order again.
   const sweepAll = (before: number): number => {
     let removed = 0
     let previous = -Infinity
     let inOrder = true
     for (let row = head; row < tail; row++) {
-      if (removeIfBefore(row, before)) removed++
+      // A chunk gone: its rows were all dead.
+      if (chunkAt(row) === undefined) row = (Math.floor(row / CHUNK) + 1) * CHUNK - 1
+      else if (removeIfBefore(row, before)) removed++
       else if (isLive(row)) {
         const at = chunkOf(row).ats[row % CHUNK]!
         if (at < previous) inOrder = false
@@ -126,25 +137,31 @@ export const createIdempotencyRecords = (): IdempotencyRecords => {
       chunk.ats[slot] = at
       chunk.keys[slot] = key
       chunk.scopes[slot] = scope
+      chunk.live++
       if (!packDigest(fingerprint, chunk.digests, slot * DIGEST_BYTES))
         (chunk.fingerprints ??= new Array<string | undefined>(CHUNK).fill(undefined))[slot] = fingerprint
       scope.set(key, tail++)
       if (at < lastAt) ordered = false
       else lastAt = at
     },
+    heldRows: () => chunks.reduce((rows, chunk) => (chunk === undefined ? rows : rows + CHUNK), 0),
     removeBefore: (before) => {
       let removed = 0
       if (!ordered) removed = sweepAll(before)
       else
         for (; head < tail; head++) {
-          if (removeIfBefore(head, before)) removed++
+          if (chunkAt(head) === undefined) head = (Math.floor(head / CHUNK) + 1) * CHUNK - 1
+          else if (removeIfBefore(head, before)) removed++
           else if (isLive(head)) break
         }
-      // A chunk whose rows are all dead goes.
-      while (chunks.length > 0 && (firstChunk + 1) * CHUNK <= head) {
+      // A chunk whose rows are all dead goes, one behind a live row too (but the one the next row goes to).
+      const filling = Math.floor(tail / CHUNK) - firstChunk
+      for (let i = 0; i < chunks.length && i < filling; i++) if (chunks[i]?.live === 0) chunks[i] = undefined
+      while (chunks.length > 0 && chunks[0] === undefined) {
         chunks.shift()
         firstChunk++
       }
+      head = Math.max(head, firstChunk * CHUNK)
       return removed
     },
   }

@@ -144,3 +144,26 @@ describe('idempotency records', () => {
     }
   })
 })
+
+describe('idempotency records behind one made while the clock was ahead', () => {
+  // A record made at a clock a day ahead, stepped back since, is kept until it expires (the map of objects
+  // kept it too); the rows made after it expire on time, and their columns must go with them.
+  it('keep no columns of the rows that expired after it', () => {
+    const records = createIdempotencyRecords()
+    const rows = 10 * 4096
+    records.add('owner', 'ahead', 'f', petId(1), 86_400_000)
+    for (let i = 0; i < rows; i++) records.add('owner', `key ${i}`, 'f', petId(i + 2), i)
+    expect(records.removeBefore(rows)).toBe(rows)
+    // The chunk of the early record, and the one the next row goes to.
+    expect(records.heldRows()).toBe(2 * 4096)
+    expect(recordOf(records, 'owner', 'ahead')).toEqual({ petId: 1, at: 86_400_000 })
+    // Rows go on after those dropped, and go too.
+    for (let i = 0; i < 5_000; i++) records.add('owner', `later ${i}`, 'f', petId(rows + 2 + i), rows + i)
+    expect(recordOf(records, 'owner', 'later 4999')).toEqual({ petId: rows + 5_001, at: rows + 4_999 })
+    expect(records.removeBefore(rows + 4_999)).toBe(4_999)
+    expect(records.removeBefore(86_400_001)).toBe(2)
+    expect(records.heldRows()).toBeLessThanOrEqual(4096)
+    records.add('owner', 'ahead', 'f', petId(9), 86_400_002)
+    expect(recordOf(records, 'owner', 'ahead')).toEqual({ petId: 9, at: 86_400_002 })
+  })
+})
