@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import { IncomingMessage } from 'node:http'
 
 /**
  * Whether a request carries the header `name` (lower case) on more than one line. node keeps the first
@@ -66,3 +66,13 @@ export const asksToUpgrade = (req: IncomingMessage): boolean => {
     connection.toLowerCase().includes('upgrade')
   )
 }
+
+/**
+ * Whether node's HTTP/1 parser handed over a request line of a version other than 1.x: llhttp lets HTTP/0.9
+ * and HTTP/2.0 through (and refuses 1.2 or 3.0). One made in process has no version, and node:http2's requests
+ * (a host may serve the app with its compatibility API) are no IncomingMessage: neither is one.
+ */
+export const speaksOtherVersion = (req: IncomingMessage): boolean =>
+  req.httpVersionMajor !== 1 &&
+  (req.httpVersionMajor as number | null) !== null &&
+  req instanceof IncomingMessage

@@ -1,7 +1,7 @@
 import { context, trace, type Tracer } from '@opentelemetry/api'
 import { HEADERS } from '@pets/wire'
 import { performance } from 'node:perf_hooks'
-import { asksToUpgrade, isHostValue, sentMoreThanOnce } from './header-lines.js'
+import { asksToUpgrade, isHostValue, sentMoreThanOnce, speaksOtherVersion } from './header-lines.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PetsRouterOptions } from './create-pets-router.js'
 import type { HttpLogger } from './logger.js'
@@ -55,9 +55,9 @@ const OTHER_VERSION: Problem = {
 // RFC 9112 section 3.2: an HTTP/1.1 request without Host is refused with 400, as node's parser would (a
 // server made with `requireHostHeader: false` lets it through, so that it gets an Error body, not node's bare
 // status line), and so is one with several Host lines (node keeps the first), a Host that is no host, or a
-// version llhttp lets through that is not 1.x (0.9, 2.0; none made in process), before anything else.
+// version llhttp lets through that is not 1.x (0.9, 2.0: speaksOtherVersion), before anything else.
 const headProblem = (req: IncomingMessage): Problem | undefined => {
-  if (req.httpVersionMajor !== 1 && (req.httpVersionMajor as number | null) !== null) return OTHER_VERSION
+  if (speaksOtherVersion(req)) return OTHER_VERSION
   if (req.headers.host === undefined) {
     // A request node's parser refused, handed over to be answered, logged and counted (refused-request.ts):
     // it has no headers, so only requests without Host pay the lookup.

@@ -1,6 +1,7 @@
 import type { Authenticator } from '@pets/domain'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { createServer, type ServerResponse } from 'node:http'
+import { connect as connectHttp2, createServer as createHttp2Server } from 'node:http2'
 import { connect, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { UNKNOWN_NAMED } from '@pets/domain'
@@ -332,6 +333,28 @@ describe('what a caller without a key, or a careless one, can make the service d
       }
     },
   )
+
+  // What the refusal above is for comes through node:http's parser alone: a host that serves the app with
+  // node:http2 (its compatibility API) hands it HTTP/2 requests, which are served as any.
+  it('serves a request that came over HTTP/2 (node:http2), with a key and without', async () => {
+    const server = createHttp2Server(createHttpApp(memoryApp().options).callback())
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const session = connectHttp2(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+    const status = (headers: Record<string, string>) =>
+      new Promise<unknown>((resolve) => {
+        const stream = session.request({ ':path': '/v1/pets', ...headers })
+        stream.on('response', (head) => resolve(head[':status']))
+        stream.on('error', (error) => resolve(error.message))
+        stream.resume()
+        stream.end()
+      })
+    try {
+      expect([await status({ authorization: BEARER }), await status({})]).toEqual([200, 401])
+    } finally {
+      session.close()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
 
   it('serves an HTTP/1.0 request without Host: that version has none to carry', async () => {
     const answer = await raw(held.served.port, 'GET /v1/pets HTTP/1.0\r\n\r\n')
