@@ -1,4 +1,4 @@
-import type { MetricsPage, ObservedRequest } from '@pets/adapters-http'
+import { knownMethodOf, type MetricsPage, type ObservedRequest } from '@pets/adapters-http'
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
 import { tallyCounter, tallyHistogram, type CounterSeries, type HistogramSeries } from './request-metrics.js'
 
@@ -125,7 +125,7 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
     })
   const deprecatedOperations = new Set(options.deprecatedOperations)
   // Each series found once, by keys V8 keeps hashed (the route table's strings, node's method names);
-  // bounded: node knows few methods, and routes and statuses are the service's.
+  // bounded: ten method names (knownMethodOf), and routes and statuses are the service's.
   const series = new Map<string, Map<string, RouteSeries>>()
   const seriesOf = (method: string, route: string) => {
     let byMethod = series.get(route)
@@ -157,7 +157,7 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
   }
 
   const count = ({
-    method,
+    method: sent,
     route,
     status,
     durationMs,
@@ -166,8 +166,9 @@ export const createServiceMetrics = (options: ServiceMetricsOptions): ServiceMet
     aborted: gone,
   }: ObservedRequest) => {
     // "none": the request matched no route (or was refused before routing, as a 401 is). Never
-    // the path: strangers choose it, and each would be a series of its own.
+    // the path, nor a method outside the nine known ones: strangers choose them.
     const routed = route ?? 'none'
+    const method = knownMethodOf(sent)
     const of = seriesOf(method, routed)
     if (gone) of.abandoned.inc()
     else {

@@ -32,6 +32,7 @@ export {
   type OpenApiServer,
 } from './openapi/build-openapi-document.js'
 export { IDEMPOTENCY_KEY_HEADER } from './idempotency-key-header.js'
+export { knownMethodOf } from './known-methods.js'
 export { rateLimitPolicyHeader } from './limit-rate.js'
 export { OPENAPI_PATH } from './openapi-endpoint.js'
 export { silentLogger, type HttpLogger } from './logger.js'

@@ -11,6 +11,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api'
 import type { IncomingMessage } from 'node:http'
+import { knownMethodOf } from './known-methods.js'
 import type { HttpContext } from './request-state.js'
 import { sentMethodOf } from './refused-request.js'
 import { shortened, targetOf } from './request-target.js'
@@ -24,26 +25,11 @@ export type RequestSpan = { readonly span: Span; readonly active: Context | unde
 /** The tracer of the server spans: the global provider's, which is a no-op until an SDK registers one. */
 export const defaultTracer = (): Tracer => trace.getTracer('@pets/adapters-http')
 
-// The methods of the HTTP semantic conventions; any other is `_OTHER`, so strangers make no new names.
-const KNOWN_METHODS = new Set([
-  'GET',
-  'HEAD',
-  'POST',
-  'PUT',
-  'DELETE',
-  'CONNECT',
-  'OPTIONS',
-  'TRACE',
-  'PATCH',
-])
 // What a Host header should hold, a host name or an IPv6 literal, then a port; anything else is left out.
 const NAME = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{1,253})$/
 const PORT = /^[0-9]{0,5}$/
 
-const methodOf = (req: IncomingMessage): string => {
-  const method = req.method ?? ''
-  return KNOWN_METHODS.has(method) ? method : '_OTHER'
-}
+const methodOf = (req: IncomingMessage): string => knownMethodOf(req.method)
 
 /** Whether a request's own trace context (`traceparent`, `tracestate`) is to be followed. */
 export type FollowsTraceOf = (req: IncomingMessage) => boolean
