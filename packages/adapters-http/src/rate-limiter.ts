@@ -20,7 +20,7 @@ export interface RateLimiter {
 export type TokenBucketOptions = RateLimitPolicy & {
   /** Milliseconds on a clock that never goes back; performance.now unless given. */
   readonly now?: (() => number) | undefined
-  /** The most keys kept, for keys strangers choose (addresses): past it, full buckets go, then the oldest. */
+  /** The most keys kept, for keys strangers choose (addresses): past it the oldest goes (full ones go sooner). */
   readonly maxKeys?: number | undefined
 }
 
@@ -32,8 +32,9 @@ export type TokenBucketRateLimiter = RateLimiter & {
 
 type Bucket = { tokens: number; at: number }
 
-// A full bucket is the same as none: past this many keys, the full ones are dropped.
+// A full bucket is the same as none: past this many keys, each new key moves a sweep on by SWEEP_STEP buckets.
 const SWEEP_ABOVE = 10_000
+const SWEEP_STEP = 2
 
 /** A token-bucket rate limiter in this process's memory: `burst` tokens per key, refilled at `perSecond`. */
 export const createTokenBucketRateLimiter = ({
@@ -50,23 +51,28 @@ export const createTokenBucketRateLimiter = ({
     bucket.tokens = Math.min(burst, bucket.tokens + ((at - bucket.at) / 1000) * perSecond)
     bucket.at = at
   }
-  // The next sweep: at SWEEP_ABOVE keys, then once their number doubles, so new keys pay for it in bulk.
-  const firstSweep = Math.min(SWEEP_ABOVE, maxKeys)
-  let sweepAt = firstSweep
-  const sweep = (at: number) => {
-    for (const [key, bucket] of buckets) {
+  const sweepAbove = Math.min(SWEEP_ABOVE, maxKeys)
+  // Where the sweep and the eviction are, in the Map's order (a key's first take): iterators kept from one key
+  // to the next, since a new one walks again over every entry deleted before it (each new key made one, and
+  // sweeping the whole Map at once, as it did, stalled the event loop 10-60 ms at 100,000 keys).
+  let sweeping: Iterator<[string, Bucket]> | undefined
+  let evicting: Iterator<string> | undefined
+  const sweepOn = (at: number) => {
+    for (let step = 0; step < SWEEP_STEP; step++) {
+      sweeping ??= buckets.entries()
+      const next = sweeping.next()
+      if (next.done === true) return void (sweeping = undefined)
+      const [key, bucket] = next.value
       refill(bucket, at)
       if (bucket.tokens >= burst) buckets.delete(key)
     }
-    // Still too many: the oldest keys go (a Map iterates in insertion order), down to 90 % of maxKeys.
-    if (buckets.size >= maxKeys) {
-      const keep = Math.floor(maxKeys * 0.9)
-      for (const key of buckets.keys()) {
-        if (buckets.size <= keep) break
-        buckets.delete(key)
-      }
-    }
-    sweepAt = Math.min(maxKeys, Math.max(firstSweep, 2 * buckets.size))
+  }
+  // Past maxKeys, the oldest key goes, whatever its bucket holds.
+  const evictOldest = () => {
+    evicting ??= buckets.keys()
+    let next = evicting.next()
+    if (next.done === true) next = (evicting = buckets.keys()).next()
+    if (next.done !== true) buckets.delete(next.value)
   }
   return {
     policy: { perSecond, burst },
@@ -74,7 +80,8 @@ export const createTokenBucketRateLimiter = ({
       const at = now()
       let bucket = buckets.get(key)
       if (bucket === undefined) {
-        if (buckets.size >= sweepAt) sweep(at)
+        if (buckets.size >= sweepAbove) sweepOn(at)
+        if (buckets.size >= maxKeys) evictOldest()
         bucket = { tokens: burst, at }
         buckets.set(key, bucket)
       } else refill(bucket, at)
