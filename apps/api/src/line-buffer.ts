@@ -1,21 +1,10 @@
 import { EventEmitter } from 'node:events'
-import { write, writeSync } from 'node:fs'
+import { write } from 'node:fs'
 import { lineChunkEnd, writeAllSync, writeChunksNow, writesWithoutWaiting } from './line-chunks.js'
+import { droppedLinesLine, MAX_WAITING_BYTES, reportFailure, type WaitingLimits } from './line-notices.js'
 
 /** How long a synchronous write (at exit) waits for a full pipe's reader before it drops the lines. */
 export const SYNC_WRITE_LIMIT_MS = 10_000
-
-// The one line a failed log gets, straight to fd 2: process.stderr would emit an 'error' of its own.
-const reportFailure = (error: NodeJS.ErrnoException) => {
-  try {
-    writeSync(
-      2,
-      `animal-store: the log cannot be written (${error.code ?? error.message}); its lines are dropped\n`,
-    )
-  } catch {
-    // stderr is gone too: nowhere left to say it.
-  }
-}
 
 // A process that ends by itself (its event loop empty) writes what waits: one listener for all.
 const open = new Set<LineBuffer>()
@@ -27,7 +16,8 @@ process.on('exit', () => {
  * pino's destination for JSON lines on a file descriptor: lines gather in an array and go out when `minBytes`
  * wait, at the latest every `flushMs`, in non-blocking write(2)s of whole lines, each of at most `writeBytes`
  * (4 KiB where processes share a pipe, which takes such a write whole: line-chunks.ts; as many at once as a
- * descriptor that never waits has room for, else one a turn of the event loop); EAGAIN is retried. It
+ * descriptor that never waits has room for, else one a turn of the event loop); EAGAIN is retried, and while a
+ * write waits, at most MAX_WAITING_BYTES of lines wait behind it: those past them are dropped, counted. It
  * keeps the contract flushLogs reads (`_writing`, 'drain', `flushSync()`) without sonic-boom's cost per line
  * (ARCHITECTURE.md, 'Made by hand, on purpose', row "line buffer"). A failed write ends the buffer, never the
  * process; EPIPE (a reader gone) is no failure, any other error gets one line on stderr.
@@ -45,6 +35,8 @@ export class LineBuffer extends EventEmitter {
   private turnEnd = false
   // 4 KiB writes to a descriptor that never waits: as many at once as it takes (one a turn fell behind).
   private readonly writeNow: boolean
+  // Lines dropped since the last batch, for lack of room: its line says how many.
+  private dropped = 0
 
   constructor(
     private readonly fd: number,
@@ -53,6 +45,7 @@ export class LineBuffer extends EventEmitter {
     private readonly syncLimitMs = SYNC_WRITE_LIMIT_MS,
     // The most bytes one write carries (line-chunks.ts: logWriteBytes); a whole batch unless given.
     private readonly writeBytes = Number.POSITIVE_INFINITY,
+    private readonly limits: WaitingLimits = {},
   ) {
     super()
     this.writeNow = Number.isFinite(writeBytes) && writesWithoutWaiting(fd)
@@ -138,12 +131,18 @@ export class LineBuffer extends EventEmitter {
   private append(line: string): void {
     // Items deferred before a failure whose lines are made after it.
     if (this.destroyed) return
+    // A reader that stopped must not have every line kept for it: one alone always is.
+    if (this.bytes > 0 && this.bytes + line.length > (this.limits.maxWaitingBytes ?? MAX_WAITING_BYTES))
+      return void this.dropped++
     this.lines.push(line)
     this.bytes += line.length
     if (!this._writing && this.bytes >= this.minBytes) this.writeBatch()
   }
 
   private take(): Buffer {
+    // Where the dropped lines would have been: after those kept, before those still to come.
+    if (this.dropped > 0) this.lines.push((this.limits.droppedLine ?? droppedLinesLine())(this.dropped))
+    this.dropped = 0
     const data = Buffer.from(this.lines.join(''))
     this.lines = []
     this.bytes = 0

@@ -6,6 +6,7 @@ import type PinoPretty from 'pino-pretty'
 import type { AppConfig } from './config.js'
 import { LineBuffer } from './line-buffer.js'
 import { logWriteBytes } from './line-chunks.js'
+import { droppedLinesLine } from './line-notices.js'
 import { requestLineWriter } from './request-line.js'
 
 /** The service's logger: a pino logger. */
@@ -74,7 +75,12 @@ export const createLogger = (
   if (destination !== undefined) return pino(options, destination)
   if (stdoutIsReplaced()) return pino(options, process.stdout)
   const writeBytes = logWriteBytes(1, config.webConcurrency ?? 1)
-  return pino(options, new LineBuffer(1, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS, undefined, writeBytes))
+  // The line of lines dropped for a reader that stopped has the base fields of every other line.
+  const droppedLine = droppedLinesLine(JSON.stringify(options.base).slice(1, -1))
+  const buffer = new LineBuffer(1, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS, undefined, writeBytes, {
+    droppedLine,
+  })
+  return pino(options, buffer)
 }
 
 /** The events after which flushLogs looks again: a write done, or a file opened at last. */

@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { LineBuffer } from '../src/line-buffer.js'
 import { ATOMIC_WRITE_BYTES, lineChunkEnd, logWriteBytes } from '../src/line-chunks.js'
+import { droppedLinesLine, MAX_WAITING_BYTES } from '../src/line-notices.js'
 
 // What LineBuffer writes to fd 2 lands here instead; every other write goes through. The sizes of the
 // asynchronous writes are noted by fd.
@@ -105,30 +106,30 @@ describe('LineBuffer on a stream that fails', () => {
   })
 })
 
-describe('LineBuffer at exit, on a pipe whose reader has stopped reading', () => {
-  // A FIFO full to the brim: every write now answers EAGAIN. Closed by `close`.
-  const fullPipe = () => {
-    const fifo = join(dir, 'fifo')
-    execFileSync('mkfifo', [fifo])
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
-    const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
-    const page = Buffer.alloc(4096, '\n')
-    expect(() => {
-      for (;;) writeSync(fd, page)
-    }).toThrow(expect.objectContaining({ code: 'EAGAIN' }))
-    // What the reader finds now, once it reads again.
-    const read = () => {
-      const chunk = Buffer.alloc(1 << 17)
-      try {
-        return chunk.toString('utf8', 0, readSync(reader, chunk))
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return ''
-        throw error
-      }
+// A FIFO full to the brim: every write now answers EAGAIN. Closed by `close`.
+const fullPipe = () => {
+  const fifo = join(dir, 'fifo')
+  execFileSync('mkfifo', [fifo])
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+  const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+  const page = Buffer.alloc(4096, '\n')
+  expect(() => {
+    for (;;) writeSync(fd, page)
+  }).toThrow(expect.objectContaining({ code: 'EAGAIN' }))
+  // What the reader finds now, once it reads again.
+  const read = () => {
+    const chunk = Buffer.alloc(1 << 17)
+    try {
+      return chunk.toString('utf8', 0, readSync(reader, chunk))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return ''
+      throw error
     }
-    return { fd, read, close: () => [fd, reader].forEach((open) => closeSync(open)) }
   }
+  return { fd, read, close: () => [fd, reader].forEach((open) => closeSync(open)) }
+}
 
+describe('LineBuffer at exit, on a pipe whose reader has stopped reading', () => {
   it('waits for the reader a bounded time, then drops its lines and says so on stderr', () => {
     const pipe = fullPipe()
     try {
@@ -170,6 +171,61 @@ describe('LineBuffer at exit, on a pipe whose reader has stopped reading', () =>
     } finally {
       pipe.close()
     }
+  })
+})
+
+describe('LineBuffer behind a reader that has stopped reading', () => {
+  it('keeps at most maxWaitingBytes of lines, drops the others, and says how many where they would have been', async () => {
+    const pipe = fullPipe()
+    try {
+      const buffer = new LineBuffer(pipe.fd, 1, 10_000, undefined, undefined, {
+        maxWaitingBytes: 1000,
+        droppedLine: (count) => `{"droppedLines":${count}}\n`,
+      })
+      // 100 characters each, the newline included.
+      const line = (n: number) => `{"n":${String(n).padStart(3, '0')},"pad":"${'x'.repeat(81)}"}\n`
+      buffer.write(line(0))
+      // That write waits for the reader (EAGAIN, tried again every 5 ms): what comes now waits in memory.
+      expect(buffer._writing).toBe(true)
+      for (let n = 1; n <= 100; n++) buffer.write(line(n))
+      let text = ''
+      await vi.waitFor(() => {
+        text += pipe.read()
+        expect(text).toContain('droppedLines')
+      })
+      buffer.write(line(101))
+      buffer.flush()
+      await vi.waitFor(() => {
+        text += pipe.read()
+        expect(text).toContain('"n":101')
+      })
+      // Ten lines of 100 characters fill the 1,000 allowed; the next 90 are dropped, and counted.
+      const written = text.split('\n').filter((l) => l !== '')
+      expect(written).toEqual([
+        ...[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => line(n).trimEnd()),
+        '{"droppedLines":90}',
+        line(101).trimEnd(),
+      ])
+      buffer.end()
+    } finally {
+      pipe.close()
+    }
+  })
+})
+
+describe('the line of dropped lines', () => {
+  it("is a warn line as pino writes one, with the logger's base fields and the count", () => {
+    const line = droppedLinesLine('"service":"animal-store","pid":7')(90)
+    expect(line.endsWith('}\n')).toBe(true)
+    expect(JSON.parse(line)).toEqual({
+      level: 40,
+      time: expect.any(Number),
+      service: 'animal-store',
+      pid: 7,
+      droppedLines: 90,
+      maxWaitingBytes: MAX_WAITING_BYTES,
+      msg: "log lines dropped: standard output's reader fell behind",
+    })
   })
 })
 
