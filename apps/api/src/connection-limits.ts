@@ -1,4 +1,4 @@
-import { inOrder, MAX_PIPELINED } from '@pets/adapters-http'
+import { inOrder, MAX_PIPELINED, MAX_PIPELINED_BYTES } from '@pets/adapters-http'
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { AppConfig } from './config.js'
@@ -84,13 +84,15 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
 /**
  * Serves each connection's requests in turn (adapters-http's inOrder), for every listener it wraps; a
- * connection closed for a pipeline over MAX_PIPELINED is counted into a warn line a second at most.
+ * connection closed for a pipeline over MAX_PIPELINED (or MAX_PIPELINED_BYTES waiting on all) is counted into
+ * a warn line a second at most.
  */
 export const pipelinesInOrder = (logger: () => Logger): ((handler: Handler) => Handler) => {
+  const mebibytes = MAX_PIPELINED_BYTES / 2 ** 20
   const onOverflow = countedEverySecond((count) =>
     logger().warn(
-      { closed: count, maxPipelined: MAX_PIPELINED },
-      `connections closed: more than ${MAX_PIPELINED} pipelined requests waiting`,
+      { closed: count, maxPipelined: MAX_PIPELINED, maxPipelinedBytes: MAX_PIPELINED_BYTES },
+      `connections closed: more than ${MAX_PIPELINED} pipelined requests waiting, or ${mebibytes} MiB on all`,
     ),
   )
   return (handler) => inOrder(handler, { onOverflow })

@@ -5,7 +5,7 @@ export {
   CONNECT_ANSWER_MS,
   type RequestHandler,
 } from './node-server-edges.js'
-export { inOrder, MAX_PIPELINED, type InOrderOptions } from './pipelined-in-order.js'
+export { inOrder, MAX_PIPELINED, MAX_PIPELINED_BYTES, type InOrderOptions } from './pipelined-in-order.js'
 export { bearerKey } from './authenticate.js'
 export { MAX_URL_BYTES } from './bound-url.js'
 export { decodeListPetsQuery, decodePetId, ListPetsQuery, PetIdParam } from './codecs.js'

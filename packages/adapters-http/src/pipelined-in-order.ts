@@ -4,9 +4,6 @@ import type { Socket } from 'node:net'
 /** What serves a request: an app's `callback()`, or whatever hands requests to it. */
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
-// Per connection, how many pipelined requests wait for their turn (only connections that pipeline have one).
-const waiting = new WeakMap<Socket, number>()
-
 /**
  * The most requests a connection may have waiting behind the one under way; past it the connection is
  * closed (RFC 9112 section 9.3.2: a client retries the requests a closed connection did not answer).
@@ -14,8 +11,31 @@ const waiting = new WeakMap<Socket, number>()
  */
 export const MAX_PIPELINED = 32
 
-/** What inOrder tells its host: a connection closed for too deep a pipeline. */
-export type InOrderOptions = { readonly onOverflow?: (() => void) | undefined }
+/**
+ * The most bytes the waiting requests of all the connections of one listener hold together: their heads (the
+ * target and the header lines, up to 16 KiB each) and WAITING_REQUEST_BYTES each besides. Past it, the
+ * connection that sends one more is closed, as for too deep a pipeline: 32 heads of 15 KB behind a request
+ * on a slow store held 0.96 MiB of heap a connection, without a bound on connections (MAX_CONNECTIONS, 10,000).
+ */
+export const MAX_PIPELINED_BYTES = 32 * 1024 * 1024
+/** What a waiting request is counted for besides its head: its request, its response, its listener. */
+export const WAITING_REQUEST_BYTES = 1024
+
+/** What inOrder tells its host: a connection closed for too deep a pipeline (or too many bytes waiting). */
+export type InOrderOptions = {
+  readonly onOverflow?: (() => void) | undefined
+  /** MAX_PIPELINED_BYTES unless given. */
+  readonly maxWaitingBytes?: number | undefined
+}
+
+// What waits on one connection; `closed` once the connection is, its bytes given back.
+type Line = { count: number; bytes: number; closed: boolean }
+
+const bytesOf = (req: IncomingMessage): number => {
+  let bytes = WAITING_REQUEST_BYTES + (req.url?.length ?? 0)
+  for (const part of req.rawHeaders ?? []) bytes += part.length
+  return bytes
+}
 
 /**
  * Serves the requests of one connection one at a time, in their order. node hands over every request of
@@ -25,27 +45,46 @@ export type InOrderOptions = { readonly onOverflow?: (() => void) | undefined }
  * on PostgreSQL made the pool time out (503s with the database healthy). Here a request that came behind
  * one under way starts only when node gives its answer the connection (its response's `socket` event): a
  * connection holds one answer in the making. node goes on reading a connection whatever its pipeline (its
- * parser reads the socket itself, and restarts reading after each request), so what waits is bounded by
- * count: past MAX_PIPELINED waiting requests the connection is closed. A request that is not pipelined (its
- * response has the connection) costs one field read.
+ * parser reads the socket itself, and restarts reading after each request), so what waits is bounded: past
+ * MAX_PIPELINED waiting requests on a connection, or MAX_PIPELINED_BYTES on all, the connection is closed. A
+ * request that is not pipelined (its response has the connection) costs one field read.
  */
-export const inOrder =
-  (handle: Handler, { onOverflow }: InOrderOptions = {}): Handler =>
-  (req, res) => {
+export const inOrder = (
+  handle: Handler,
+  { onOverflow, maxWaitingBytes = MAX_PIPELINED_BYTES }: InOrderOptions = {},
+): Handler => {
+  // Per connection, what waits for its turn (only connections that pipeline have one).
+  const waiting = new WeakMap<Socket, Line>()
+  let held = 0
+  return (req, res) => {
     if (res.socket !== null) return handle(req, res)
     const socket = req.socket
     if (socket.destroyed) return
-    const count = (waiting.get(socket) ?? 0) + 1
+    const bytes = bytesOf(req)
+    let line = waiting.get(socket)
     // What waits is held whole (the request, its response): a pipeline that never ends is closed.
-    if (count > MAX_PIPELINED) {
+    if ((line?.count ?? 0) >= MAX_PIPELINED || held + bytes > maxWaitingBytes) {
       socket.destroy()
       return onOverflow?.()
     }
-    waiting.set(socket, count)
+    if (line === undefined) {
+      const opened: Line = (line = { count: 0, bytes: 0, closed: false })
+      waiting.set(socket, opened)
+      // Closed with requests still waiting: they never get their turn, and hold nothing any more.
+      socket.once('close', () => {
+        opened.closed = true
+        held -= opened.bytes
+      })
+    }
+    const own = line
+    own.count++
+    own.bytes += bytes
+    held += bytes
     res.once('socket', () => {
-      const left = (waiting.get(socket) ?? 1) - 1
-      if (left > 0) waiting.set(socket, left)
-      else waiting.delete(socket)
+      own.count--
+      own.bytes -= bytes
+      if (!own.closed) held -= bytes
       handle(req, res)
     })
   }
+}

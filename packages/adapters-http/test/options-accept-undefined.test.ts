@@ -91,7 +91,7 @@ describe('an option given as undefined is its default, as one left out is', () =
     const limiter = createTokenBucketRateLimiter({ perSecond: 1, burst: 1, ...bucket })
     expect(limiter.take('a').allowed).toBe(true)
     expect(limiter.take('a').allowed).toBe(false)
-    const order: EveryOptionUndefined<InOrderOptions> = { onOverflow: undefined }
+    const order: EveryOptionUndefined<InOrderOptions> = { onOverflow: undefined, maxWaitingBytes: undefined }
     const handled: Array<string> = []
     inOrder((req: IncomingMessage) => void handled.push(req.url ?? ''), order)(
       { url: '/a' } as IncomingMessage,

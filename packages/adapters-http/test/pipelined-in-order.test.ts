@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHttpApp, inOrder, MAX_PIPELINED } from '../src/index.js'
+import { WAITING_REQUEST_BYTES } from '../src/pipelined-in-order.js'
 import { BEARER, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 
 // Writes `count` GETs on one connection at once, reads everything until it closes or goes quiet.
@@ -112,6 +113,57 @@ describe('inOrder', () => {
       expect(closedByServer).toBe(true)
       expect(overflows).toBe(1)
     } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+})
+
+describe('inOrder, over all connections', () => {
+  it('holds at most maxWaitingBytes of waiting requests, and takes them back when a connection closes', async () => {
+    let overflows = 0
+    // The first request of each connection waits (a request on a slow store) until the test ends.
+    const held: Array<() => void> = []
+    const handle = inOrder(
+      (req, res) => {
+        if (req.url === '/slow') held.push(() => res.end())
+        else res.end()
+      },
+      { onOverflow: () => void overflows++, maxWaitingBytes: 64 * 1024 },
+    )
+    const server = createServer({ maxHeaderSize: 16 * 1024 }, handle)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as AddressInfo).port
+    // Ten requests of 5 KiB heads behind a slow one: about 60 KiB waiting on each connection.
+    const head = `GET /fast HTTP/1.1\r\nHost: x\r\nX-Pad: ${'x'.repeat(5 * 1024)}\r\n\r\n`
+    const open = () =>
+      new Promise<{ readonly closed: () => boolean; readonly destroy: () => void }>((resolve) => {
+        let closed = false
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(`GET /slow HTTP/1.1\r\nHost: x\r\n\r\n${head.repeat(10)}`)
+          setTimeout(() => resolve({ closed: () => closed, destroy: () => socket.destroy() }), 300)
+        })
+        socket.on('error', () => {})
+        socket.on('close', () => (closed = true))
+      })
+    try {
+      const first = await open()
+      expect(first.closed()).toBe(false)
+      // A second such connection would hold 120 KiB in all: it is closed, the first one kept.
+      const second = await open()
+      expect(second.closed()).toBe(true)
+      expect(overflows).toBe(1)
+      expect(first.closed()).toBe(false)
+      // The first one gone, its bytes are free again for another.
+      first.destroy()
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const third = await open()
+      expect(third.closed()).toBe(false)
+      expect(overflows).toBe(1)
+      expect(10 * (head.length + WAITING_REQUEST_BYTES)).toBeLessThanOrEqual(64 * 1024)
+      third.destroy()
+    } finally {
+      for (const release of held) release()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }
