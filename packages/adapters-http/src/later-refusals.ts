@@ -43,9 +43,10 @@ const isReadable = (refusal: Refusal, bytes: Buffer | undefined): boolean =>
  * of a method node does not know, its head whole, is answered in its turn (`answer` runs with the refusal as
  * if its packet began with it, once no answer is under way or waiting). Anything else is no request to answer
  * (node's own client sends the body of a DELETE without a length: it reads as the start of the next request):
- * the connection closes after the answers before it, the one under way saying `Connection: close`, so that no
- * client takes a stray 400 for the answer of its next request. Returns false when the refusal is not such a
- * one; meanwhile the connection's further refusals are the rest of the refused bytes.
+ * the connection closes after the answer under way, which says `Connection: close`, so that no client takes a
+ * stray 400 for the answer of its next request; a request pipelined between that answer and those bytes is not
+ * answered (it never ran: RFC 9112 section 9.3.2, the client retries it). Returns false when the refusal is not
+ * such a one; meanwhile the connection's further refusals are the rest of the refused bytes.
  */
 export const answerInTurn = (error: Refusal, stream: Duplex, answer: (refusal: Refusal) => void): boolean => {
   const waiting = waitingTurn.get(stream)
