@@ -3,18 +3,10 @@ import { METHODS } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { createServiceMetrics } from '../src/service-metrics.js'
 
-const answered = (method: string, route: string | null, status: number): ObservedRequest => ({
-  requestId: 'r',
-  method,
-  route,
-  operation: null,
-  status,
-  durationMs: 1,
-  apiKeyId: null,
-  clientAddress: '127.0.0.1',
-  path: null,
-  aborted: false,
-})
+// The fixture the lab bench/complexity/metrics-labels.mjs observes too.
+const { answered } = (await import(new URL('./support/observed-request.mjs', import.meta.url).href)) as {
+  readonly answered: (method: string, route: string | null, status: number) => ObservedRequest
+}
 
 describe('the request metrics of the service', () => {
   it('name a method by the nine of the HTTP semantic conventions, any other _OTHER: strangers choose it', async () => {

@@ -2,24 +2,13 @@
 // route (no key needed), in process. BUILD: the dist folder of apps/api to measure (A/B), this one's unless given.
 import { METHODS } from 'node:http'
 import { cpuUsage } from 'node:process'
+import { answered } from '../../test/support/observed-request.mjs'
 
 const build = process.env.BUILD ?? new URL('../../dist/', import.meta.url).href
 const { createServiceMetrics } = await import(
   new URL('service-metrics.js', `${build.replace(/\/?$/, '/')}`).href
 )
 const ROUTES = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/docs/init.js', null]
-const answered = (method, route, status) => ({
-  requestId: 'r',
-  method,
-  route,
-  operation: null,
-  status,
-  durationMs: 1,
-  apiKeyId: null,
-  clientAddress: '',
-  path: null,
-  aborted: false,
-})
 const scrape = async (methods) => {
   const metrics = createServiceMetrics({ deprecatedOperations: [] })
   metrics.observe(answered('GET', '/healthz', 200))
