@@ -29,8 +29,6 @@ export const defaultTracer = (): Tracer => trace.getTracer('@pets/adapters-http'
 const NAME = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{1,253})$/
 const PORT = /^[0-9]{0,5}$/
 
-const methodOf = (req: IncomingMessage): string => knownMethodOf(req.method)
-
 /** Whether a request's own trace context (`traceparent`, `tracestate`) is to be followed. */
 export type FollowsTraceOf = (req: IncomingMessage) => boolean
 
@@ -48,7 +46,7 @@ export const startRequestSpan = (
   // Asked only of a request that sends a traceparent: the others cost nothing more.
   const followed = req.headers.traceparent !== undefined && (follows === undefined || follows(req))
   const parent = followed ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT
-  const method = methodOf(req)
+  const method = knownMethodOf(req.method)
   const span = tracer.startSpan(
     method === '_OTHER' ? 'HTTP' : method,
     { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
@@ -111,7 +109,7 @@ export const endRequestSpan = (
 ): void => {
   if (!span.isRecording()) return
   const { req } = ctx
-  const method = methodOf(req)
+  const method = knownMethodOf(req.method)
   const route = ctx.state.route
   const scheme = (req.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http'
   const target = targetOf(req.url ?? '')
