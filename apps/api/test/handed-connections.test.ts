@@ -19,17 +19,26 @@ const handle = () => {
 }
 const newconn = (seq: number) => ({ cmd: 'NODE_CLUSTER', act: 'newconn', key: 'k', seq })
 const ack = (seq: number, accepted: boolean) => ({ cmd: 'NODE_CLUSTER', ack: seq, accepted })
+// A worker that connections 1 and 2 were handed to, with what handedConnections returns for it.
+const handedTwo = () => {
+  const worker = fakeWorker()
+  const reset = handedConnections(worker)
+  const [first, second] = [handle(), handle()]
+  worker.process.send(newconn(1), first)
+  worker.process.send(newconn(2), second)
+  return { worker, reset, first, second }
+}
+// The worker's channel ends, every message it sent before it died read (node's 'disconnect').
+const channelEnds = (worker: ReturnType<typeof fakeWorker>) => {
+  worker.process.connected = false
+  worker.process.emit('disconnect')
+}
 
 describe('handedConnections', () => {
   it('closes at the exit the connections handed to a worker whose channel is gone, unacknowledged', () => {
-    const worker = fakeWorker()
-    const reset = handedConnections(worker)
-    const [taken, untaken] = [handle(), handle()]
-    worker.process.send(newconn(1), taken)
-    worker.process.send(newconn(2), untaken)
+    const { worker, reset, first: taken, second: untaken } = handedTwo()
     worker.process.emit('internalMessage', ack(1, true))
-    worker.process.connected = false
-    worker.process.emit('disconnect')
+    channelEnds(worker)
     expect(reset()).toBe(1)
     expect([taken.state.closed, untaken.state.closed]).toEqual([0, 1])
   })
@@ -38,17 +47,12 @@ describe('handedConnections', () => {
   // exit, before that ack was heard, made the primary send a closed handle: EINVAL, an 'error' on the Worker
   // that nobody listens to, the primary's end.
   it('leaves to node a connection whose ack comes after the exit, closing the rest at the channel end', () => {
-    const worker = fakeWorker()
-    const reset = handedConnections(worker)
-    const [refused, untaken] = [handle(), handle()]
-    worker.process.send(newconn(1), refused)
-    worker.process.send(newconn(2), untaken)
+    const { worker, reset, first: refused, second: untaken } = handedTwo()
     // The exit is heard first; the channel still holds the worker's last messages.
     expect(reset()).toBe(2)
     worker.process.emit('internalMessage', ack(1, false))
     expect([refused.state.closed, untaken.state.closed]).toEqual([0, 0])
-    worker.process.connected = false
-    worker.process.emit('disconnect')
+    channelEnds(worker)
     expect([refused.state.closed, untaken.state.closed]).toEqual([0, 1])
   })
 
