@@ -64,12 +64,22 @@ const busyMachine = () => {
   return () => spinners.forEach((spinner) => spinner.kill('SIGKILL'))
 }
 
-describe('a refused upload, from a client in another process (lingering close)', () => {
+// The service of a describe's tests, in a process of its own: started before them, stopped after them.
+const serviceOfTheseTests = (): { readonly url: string } => {
   let svc: ChildService
   beforeAll(async () => {
     svc = await startTestService({ mode: 'child', env: { API_KEYS: KEY, SHUTDOWN_DELAY_MS: '0' } })
   })
   afterAll(() => svc?.stop())
+  return {
+    get url() {
+      return svc.url
+    },
+  }
+}
+
+describe('a refused upload, from a client in another process (lingering close)', () => {
+  const svc = serviceOfTheseTests()
 
   it('is read as 413 each time: 40 uploads of 100 KiB, chunked, on a busy machine, no EPIPE, no reset', async () => {
     const idle = busyMachine()
@@ -117,11 +127,7 @@ const rawUpload = (url: string, head: string, parts: number, paceMs: number) =>
   })
 
 describe("an answer on a connection node's server has let go of, while the client still sends (lingering close)", () => {
-  let svc: ChildService
-  beforeAll(async () => {
-    svc = await startTestService({ mode: 'child', env: { API_KEYS: KEY, SHUTDOWN_DELAY_MS: '0' } })
-  })
-  afterAll(() => svc?.stop())
+  const svc = serviceOfTheseTests()
 
   it('is read by fetch as 401 for a method node does not know, with a body of 16 MiB', async () => {
     const body = Buffer.alloc(16 * KIB * KIB, 0x20)
