@@ -1,7 +1,13 @@
 // The runner floor's face: everything the stores and the package's entry use of it. A file in `stores/`
 // imports the runner from here only; nothing in `runner/` imports a store (scripts/check-dependency-rule.mjs).
 export { asError } from './as-error.js'
-export { DEFAULT_LOCK_TIMEOUT_MS, readAs, reportAs, type PostgresAdapterOptions } from './adapter-options.js'
+export {
+  type CallsIn,
+  DEFAULT_LOCK_TIMEOUT_MS,
+  readAs,
+  reportAs,
+  type PostgresAdapterOptions,
+} from './adapter-options.js'
 export { isBrokenConnection, QueryReadTimeoutError } from './broken-connections.js'
 export { createChangeListener, ListenUnheardError, type ListenOptions } from './change-listener.js'
 export {

@@ -1,4 +1,4 @@
-import type { RunPrepared, Statement } from '../runner/index.js'
+import type { CallsIn, PostgresAdapterOptions, RunPrepared, Statement } from '../runner/index.js'
 
 const READ: Statement<string> = {
   text: `SELECT current_setting('lock_timeout') AS lock_timeout`,
@@ -26,3 +26,16 @@ export const keepingCallersLockTimeout =
         run(RESTORE, [callers ?? '0'], (restoreError) => done(restoreError, restoreError ? [] : rows, on))
       })
     })
+
+/**
+ * How an insert runs where it takes the ordering lock (PET_INSERT_LOCK) alone, as releases before 0008 did;
+ * undefined where it registers an intent and takes that lock shared. Alone in a caller's transaction (`db`),
+ * where no one sees an intent before it commits, keeping the caller's lock timeout; alone with `insertsAlone`,
+ * beside such a release, whose listings read no intents.
+ */
+export const orderingLockAlone = (
+  db: CallsIn,
+  options: Pick<PostgresAdapterOptions, 'insertsAlone'>,
+  run: RunPrepared,
+): RunPrepared | undefined =>
+  db.isTransaction ? keepingCallersLockTimeout(run) : options.insertsAlone === true ? run : undefined

@@ -17,7 +17,7 @@ import {
 } from '../runner/index.js'
 import { REGISTER_INTENT } from './insert-intents.js'
 import { removeExpiredRecords } from './expired-records.js'
-import { keepingCallersLockTimeout } from './callers-lock-timeout.js'
+import { orderingLockAlone } from './callers-lock-timeout.js'
 import { batchStatements, carry, delivered, MAX_INSERT_BATCH } from './pet-inserts.js'
 import { type Answer, type Ending, IN_USE, repeatsUnderWay, REUSED } from './repeats-under-way.js'
 import { toPet } from './to-pet-id.js'
@@ -122,6 +122,7 @@ export const createPostgresIdempotentPetCreations = (
   const onAddOnce = reportAs(options, 'creations.addOnce', db)
   const onRemoveExpired = reportAs(options, 'creations.removeExpired', db)
   const underWay = repeatsUnderWay()
+  const alone = orderingLockAlone(db, options, runPrepared)
 
   // One statement dates every record of its batch and reads them with one window: only creations
   // that agree on both go together (with the database's clock, all of them).
@@ -145,9 +146,7 @@ export const createPostgresIdempotentPetCreations = (
           answerRepeats()
         })
       }
-      if (db.isTransaction) return keepingCallersLockTimeout(runPrepared)(createOnceAlone, values, answered)
-      // Beside a release before 0008, whose listings read no intents: the ordering lock alone, as it takes it.
-      if (options.insertsAlone === true) return runPrepared(createOnceAlone, values, answered)
+      if (alone !== undefined) return alone(createOnceAlone, values, answered)
       const intent = randomUUID()
       runPair(
         REGISTER_INTENT,

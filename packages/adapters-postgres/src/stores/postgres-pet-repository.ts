@@ -14,7 +14,7 @@ import {
   type TryStoreOptions,
 } from '../runner/index.js'
 import { PET_INSERT_LOCK } from './advisory-locks.js'
-import { keepingCallersLockTimeout } from './callers-lock-timeout.js'
+import { orderingLockAlone } from './callers-lock-timeout.js'
 import { CLAIM_AND_RENEW, listBelowHorizon, RELEASE_INTENT } from './insert-intents.js'
 import { batchPetInserts, batchPetInsertsAlone } from './pet-inserts.js'
 import { toPet } from './to-pet-id.js'
@@ -33,9 +33,8 @@ const insertText = (ordered: string) => `WITH settings AS (SELECT set_config('lo
   RETURNING id, name, category_id, status`
 const INSERT = insertText(`claimed AS (${CLAIM_AND_RENEW}),
   ordered AS (SELECT pg_advisory_xact_lock_shared(${PET_INSERT_LOCK}) FROM settings, claimed)`)
-// In a caller's transaction no one sees an intent before it commits: take the ordering lock alone, as the
-// releases before 0008 did, holding every other insert off until that transaction ends. So too with
-// `insertsAlone`, beside such a release, whose listings read no intents.
+// The ordering lock alone (orderingLockAlone): in a caller's transaction it holds every other insert off until
+// that transaction ends.
 const INSERT_ALONE = insertText(`ordered AS (SELECT pg_advisory_xact_lock(${PET_INSERT_LOCK}) FROM settings)`)
 
 // Compiled once, here: a call sends only its values.
@@ -68,10 +67,10 @@ export const createPostgresPetRepository = (
   const find = petStatement(textOf(pets.where('id', '=', '0')))
   const lifetimeMs = intentLifetimeOf(runner)
   const pair = runner.runPreparedAfter
-  const inserts = db.isTransaction
-    ? batchPetInsertsAlone(keepingCallersLockTimeout(run), petStatement(INSERT_ALONE), lockTimeout)
-    : options.insertsAlone === true
-      ? batchPetInsertsAlone(run, petStatement(INSERT_ALONE), lockTimeout)
+  const alone = orderingLockAlone(db, options, run)
+  const inserts =
+    alone !== undefined
+      ? batchPetInsertsAlone(alone, petStatement(INSERT_ALONE), lockTimeout)
       : batchPetInserts(
           pair,
           run,
