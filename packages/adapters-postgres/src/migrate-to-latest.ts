@@ -1,6 +1,6 @@
 import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely'
 import { acquireLock, MigrationsStoppedError, unlock } from './migration-lock.js'
-import { retryingLockWaits, withShortLockWaits } from './migration-lock-waits.js'
+import { retryingShortLockWaits } from './migration-lock-waits.js'
 import type { StatementRunner } from './runner/index.js'
 import { migrations } from './migrations/index.js'
 
@@ -113,13 +113,11 @@ export const migrateToLatest = async <DB>(
       if (newer.length > 0) throw new MigrationsFromNewerReleaseError(newer)
       // A table they change locked by a long transaction: tried again, never queued behind it for long.
       const stopped = () => new MigrationsStoppedError(true, 'a table another session held locked')
-      const names = await withShortLockWaits(connection, () =>
-        retryingLockWaits(connection, () => run(connection, log), log, stopped, {
-          signal,
-          waitMs: lockWaitMs,
-          waiting: (now) => void (between = now),
-        }),
-      )
+      const names = await retryingShortLockWaits(connection, () => run(connection, log), log, stopped, {
+        signal,
+        waitMs: lockWaitMs,
+        waiting: (now) => void (between = now),
+      })
       failed = false
       return names
     } finally {

@@ -41,28 +41,20 @@ const describeHolders = (holders: ReadonlyArray<Holder>): string =>
         )
         .join('; ')
 
-/**
- * Runs `attempt` (the migrations, one transaction) again while a lock of a table they change is not granted
- * within the session's lock_timeout (55P03: a long transaction holds it), every TABLE_LOCK_RETRY_MS for up to
- * `waitMs` (TABLE_LOCK_WAIT_MS); under `withShortLockWaits`, each try holds the service's statements on that
- * table back for TABLE_LOCK_TRY_MS at most, as a wait without a timeout would for the whole transaction in the
- * way. Says once who holds the locks; a stop (`signal`) ends the waiting with `stopped()`, whose error is thrown.
- */
-export const retryingLockWaits = async <A, DB>(
+type RetryOptions = {
+  readonly signal?: AbortSignal | undefined
+  readonly waitMs?: number | undefined
+  /** Told `true` once a try is refused (a stop then ends the run at once), `false` as the next begins. */
+  readonly waiting?: ((between: boolean) => void) | undefined
+}
+
+// Runs `attempt` again while a lock of a table is not granted (retryingShortLockWaits).
+const retryingLockWaits = async <A, DB>(
   connection: Kysely<DB>,
   attempt: () => Promise<A>,
   log: (line: string) => void,
   stopped: () => Error,
-  {
-    signal,
-    waitMs = TABLE_LOCK_WAIT_MS,
-    waiting = () => {},
-  }: {
-    readonly signal?: AbortSignal | undefined
-    readonly waitMs?: number | undefined
-    /** Told `true` once a try is refused (a stop then ends the run at once), `false` as the next begins. */
-    readonly waiting?: ((between: boolean) => void) | undefined
-  } = {},
+  { signal, waitMs = TABLE_LOCK_WAIT_MS, waiting = () => {} }: RetryOptions,
 ): Promise<A> => {
   const giveUpAt = Date.now() + waitMs
   for (let tries = 1; ; tries++) {
@@ -97,11 +89,8 @@ const SHORTEN_LOCK_WAITS = sql<{ before: string }>`
       ELSE '${sql.raw(String(TABLE_LOCK_TRY_MS))}ms' END, false)
     FROM (SELECT current_setting('lock_timeout') AS before) AS session`
 
-/** Runs `run` with the session of `connection` waiting TABLE_LOCK_TRY_MS at most for a lock, then as it was. */
-export const withShortLockWaits = async <A, DB>(
-  connection: Kysely<DB>,
-  run: () => Promise<A>,
-): Promise<A> => {
+// Runs `run` with the session of `connection` waiting TABLE_LOCK_TRY_MS at most for a lock, then as it was.
+const withShortLockWaits = async <A, DB>(connection: Kysely<DB>, run: () => Promise<A>): Promise<A> => {
   const { before } = (await SHORTEN_LOCK_WAITS.execute(connection)).rows[0]!
   try {
     return await run()
@@ -110,6 +99,23 @@ export const withShortLockWaits = async <A, DB>(
     await sql`SELECT set_config('lock_timeout', ${before}, false)`.execute(connection).catch(() => {})
   }
 }
+
+/**
+ * Runs `attempt` (the migrations, one transaction) with the session of `connection` waiting TABLE_LOCK_TRY_MS
+ * at most for a lock, then as it was, and again while a lock of a table they change is not granted (55P03: a
+ * long transaction holds it), every TABLE_LOCK_RETRY_MS for up to `waitMs` (TABLE_LOCK_WAIT_MS). Each try
+ * holds the service's statements on that table back for TABLE_LOCK_TRY_MS at most, as a wait without a timeout
+ * would for the whole transaction in the way. Says once who holds the locks; a stop (`signal`) ends the
+ * waiting with `stopped()`, whose error is thrown.
+ */
+export const retryingShortLockWaits = <A, DB>(
+  connection: Kysely<DB>,
+  attempt: () => Promise<A>,
+  log: (line: string) => void,
+  stopped: () => Error,
+  options: RetryOptions = {},
+): Promise<A> =>
+  withShortLockWaits(connection, () => retryingLockWaits(connection, attempt, log, stopped, options))
 
 // 55P03 lock_not_available, anywhere in the error's causes (kysely's error, or ours around it).
 const lockNotGranted = (error: unknown): boolean => sqlstateOf(error) === '55P03'
