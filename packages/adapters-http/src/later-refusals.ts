@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { closeAfterLinger } from './linger.js'
+import { closeAfterLinger, droppedMeanwhile } from './linger.js'
 import { isTokenByte, readRefusedHead } from './refused-head.js'
 
 type Refusal = Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown }
@@ -55,6 +55,7 @@ export const answerInTurn = (error: Refusal, stream: Duplex, answer: (refusal: R
       waiting.parts.push(error.rawPacket)
       waiting.size += error.rawPacket.length
     }
+    droppedMeanwhile(error, stream)
     return true
   }
   const socket = stream as Connection

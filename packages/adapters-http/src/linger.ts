@@ -39,6 +39,7 @@ export const lingerAfterAnswer = (res: ServerResponse): void => {
 
 const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (() => void) | undefined) => {
   const budget = budgetOf(req.socket)
+  const until = untilOf(budget)
   let ended = false
   const end = (cut: boolean) => {
     if (ended) return
@@ -57,7 +58,7 @@ const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (()
     if (budget.read > LINGER_BYTES) req.pause()
   }
   const whole = () => end(false)
-  const timer = setTimeout(end, budget.until - Date.now(), true)
+  const timer = setTimeout(end, until - Date.now(), true)
   req.on('data', onData)
   req.once('end', whole)
   // The client went away: nothing left to read.
@@ -66,13 +67,15 @@ const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (()
 }
 
 // What a connection still reads once its answer is out, however many lingers it goes through (a body left
-// unread, then bytes refused behind it: closeAfterLinger): until when, and how many bytes were dropped.
-type Budget = { readonly until: number; read: number }
+// unread, then bytes refused behind it: closeAfterLinger): until when (LINGER_MS after the first linger
+// began), and how many bytes were dropped, those refused while its answer was being made included.
+type Budget = { until: number | undefined; read: number }
 const budgets = new WeakMap<Duplex, Budget>()
+const untilOf = (budget: Budget): number => (budget.until ??= Date.now() + LINGER_MS)
 const budgetOf = (socket: Duplex | null | undefined): Budget => {
   let budget = socket === null || socket === undefined ? undefined : budgets.get(socket)
   if (budget === undefined) {
-    budget = { until: Date.now() + LINGER_MS, read: 0 }
+    budget = { until: undefined, read: 0 }
     // A request made in process may have no socket: its budget is its own.
     if (socket !== null && socket !== undefined) budgets.set(socket, budget)
   }
@@ -87,6 +90,17 @@ const dropped = (socket: Duplex, bytes: number) => {
   const budget = budgetOf(socket)
   budget.read += bytes
   if (budget.read > LINGER_BYTES) socket.pause()
+}
+
+/**
+ * Counts what node's parser refused on a connection whose answer is still being made (a request it refused,
+ * which the app answers, or one refused behind requests whose answers come first): the parser goes on reading
+ * the connection meanwhile, refusing each packet, for as long as the answer takes (a key lookup on a slow
+ * store). They count against LINGER_BYTES with what the connection drops after its answer; past it, it is
+ * no longer read.
+ */
+export const droppedMeanwhile = (error: { rawPacket?: unknown }, socket: Duplex): void => {
+  if (Buffer.isBuffer(error.rawPacket)) dropped(socket, error.rawPacket.length)
 }
 
 /**
@@ -119,7 +133,8 @@ export const closeAfterLinger = (
   if (lingering.has(socket) || socket.destroyed) return
   lingering.add(socket)
   // Still sending at LINGER_MS, the client is not one that stops: what it still sends may reset the connection.
-  const timer = setTimeout(() => socket.destroy(), budgetOf(socket).until - Date.now())
+  const budget = budgetOf(socket)
+  const timer = setTimeout(() => socket.destroy(), untilOf(budget) - Date.now())
   socket.once('close', () => clearTimeout(timer))
   const close = () =>
     socket.writableFinished ? socket.destroy() : socket.once('finish', () => socket.destroy())
@@ -129,5 +144,6 @@ export const closeAfterLinger = (
   // Where node's parser no longer reads the connection (a CONNECT's), its bytes come here; else its refusals
   // of them come to lingeringRefusal.
   if (!parserReads) socket.on('data', (chunk: Buffer) => dropped(socket, chunk.length))
-  socket.resume()
+  // Past LINGER_BYTES already, it stays unread until LINGER_MS.
+  if (budget.read <= LINGER_BYTES) socket.resume()
 }

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { refusalReason } from './answer-client-error.js'
 import { answerAndClose, closeAtOnce } from './answer-and-close.js'
-import { closeAfterLinger } from './linger.js'
+import { closeAfterLinger, droppedMeanwhile } from './linger.js'
 import { MAX_HEAD_BYTES, readRefusedHead, type RefusedHead } from './refused-head.js'
 
 // What node's parser refused, by the request made to stand for it (serveRequests answers it 400).
@@ -151,6 +151,7 @@ export const handRefusalToApp = (
   }
   if (handed.has(socket)) {
     if (error.code === 'ECONNRESET') socket.destroy()
+    else droppedMeanwhile(error, socket)
     return true
   }
   if (

@@ -1,3 +1,4 @@
+import type { Authenticator } from '@pets/domain'
 import { IncomingMessage, ServerResponse, request } from 'node:http'
 import { Socket, connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -226,4 +227,66 @@ describe('an answer that leaves a body unread, while the client still sends it',
     handle(req, res)
     expect(await ended).toBe(415)
   })
+})
+
+// node's parser reads a connection whose refused bytes wait for an answer (a method it does not know, answered
+// once its key is looked up; bytes refused behind a request whose answer comes first), refusing each packet:
+// for as long as a slow store takes, outside the lingering that follows the answer. 9.2 GB in a lookup of 4 s.
+describe('bytes node refused, while the answer they wait for is made', () => {
+  const LOOKUP_MS = 1_000
+  let served: ServedApp
+  beforeAll(async () => {
+    const app = memoryApp()
+    const { authenticator } = app.options
+    const slow: Authenticator = {
+      authenticate: (key) => () =>
+        new Promise((resolve) =>
+          setTimeout(() => void authenticator.authenticate(key)().then(resolve), LOOKUP_MS),
+        ),
+    }
+    served = await serveApp({ ...app.options, authenticator: slow })
+  })
+  afterAll(() => served.close())
+
+  // Sends `head`, then bytes as fast as the connection takes them until the first answer has come: what the
+  // server's kernel took by then, and the answers read.
+  const floodUntilAnswered = (head: string) =>
+    new Promise<{ taken: number; answer: string }>((resolve) => {
+      const socket = connect(served.port, '127.0.0.1')
+      let answer = ''
+      socket.on('error', () => {})
+      socket.write(head)
+      const send = () => {
+        while (answer === '' && !socket.destroyed && socket.write(CHUNK));
+        if (answer === '') socket.once('drain', send)
+      }
+      send()
+      socket.on('data', (data: Buffer) => {
+        if (answer === '')
+          setTimeout(() => resolve({ taken: socket.bytesWritten - socket.writableLength, answer }), 50)
+        answer += data.toString('latin1')
+      })
+    })
+
+  it.each([
+    [
+      'a method node does not know',
+      `FOO /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n\r\n`,
+      405,
+    ],
+    [
+      'bytes refused behind a listing',
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n\r\n`,
+      200,
+    ],
+  ])(
+    `reads at most ${LINGER_BYTES / KIB} KiB of them: %s`,
+    async (_, head, status) => {
+      const { taken, answer } = await floodUntilAnswered(head)
+      expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
+      // What was read, and what the kernel's buffers held by then; never the whole flood of a second.
+      expect(taken, `${(taken / KIB / KIB).toFixed(0)} MiB taken`).toBeLessThan(64 * 1024 * KIB)
+    },
+    15_000,
+  )
 })
