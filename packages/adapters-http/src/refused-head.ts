@@ -106,3 +106,24 @@ export const readRefusedHead = (raw: Buffer, maxBytes = MAX_HEAD_BYTES): Refused
   }
   return { method, target, httpVersionMinor: version === 'HTTP/1.1' ? 1 : 0, headers, rawHeaders }
 }
+
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39
+
+/** The last of three words of the line `raw` begins with, its version if it is a request line; one pass. */
+export const requestLineVersion = (raw: Buffer): string | undefined => {
+  const end = raw.subarray(0, MAX_HEAD_BYTES).indexOf('\r\n')
+  if (end < 0) return undefined
+  const words = raw.subarray(0, end).toString('latin1').split(' ', 4)
+  return words.length === 3 ? words[2] : undefined
+}
+
+/** Whether `version` names an HTTP version (HTTP/, a digit, a dot, a digit) other than 1.1 and 1.0. */
+export const isOtherVersion = (version: string | undefined): boolean =>
+  version !== undefined &&
+  version.length === 8 &&
+  version.startsWith('HTTP/') &&
+  isDigit(version.charCodeAt(5)) &&
+  version[6] === '.' &&
+  isDigit(version.charCodeAt(7)) &&
+  version !== 'HTTP/1.1' &&
+  version !== 'HTTP/1.0'

@@ -4,7 +4,13 @@ import type { Duplex } from 'node:stream'
 import { refusalReason } from './answer-client-error.js'
 import { answerAndClose, closeAtOnce } from './answer-and-close.js'
 import { closeAfterLinger, droppedMeanwhile } from './linger.js'
-import { MAX_HEAD_BYTES, readRefusedHead, type RefusedHead } from './refused-head.js'
+import {
+  isOtherVersion,
+  MAX_HEAD_BYTES,
+  readRefusedHead,
+  requestLineVersion,
+  type RefusedHead,
+} from './refused-head.js'
 
 // What node's parser refused, by the request made to stand for it (serveRequests answers it 400).
 const refusals = new WeakMap<IncomingMessage, string>()
@@ -84,7 +90,10 @@ const lingerAfter = (socket: Socket) => closeAfterLinger(socket, { parserReads: 
 const refuse = (socket: Socket, handle: Handler, raw: unknown, code: string | undefined): void => {
   const { method, target } = requestLineOf(raw)
   const req = standIn(socket, method, target)
-  refusals.set(req, refusalReason(code === undefined ? {} : { code }))
+  // llhttp refuses `PRI` without the rest of HTTP/2's preface as a bad version, whatever version its line names.
+  const version = code === 'HPE_INVALID_VERSION' && Buffer.isBuffer(raw) ? requestLineVersion(raw) : undefined
+  const said = version === 'HTTP/1.1' || version === 'HTTP/1.0' ? undefined : code
+  refusals.set(req, refusalReason(said === undefined ? {} : { code: said }))
   answerAndClose(req, socket, handle, TIMEOUTS.has(code ?? '') ? closeAtOnce : lingerAfter)
 }
 
@@ -120,7 +129,11 @@ const readOrWait = (socket: Socket, state: Arriving, chunk: Buffer): void => {
       socket,
       state.handle,
       bytes,
-      bytes.subarray(0, MAX_HEAD_BYTES).includes(END) ? undefined : 'HPE_HEADER_OVERFLOW',
+      !bytes.subarray(0, MAX_HEAD_BYTES).includes(END)
+        ? 'HPE_HEADER_OVERFLOW'
+        : isOtherVersion(requestLineVersion(bytes))
+          ? 'HPE_INVALID_VERSION'
+          : undefined,
     )
 }
 

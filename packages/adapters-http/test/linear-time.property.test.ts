@@ -14,7 +14,7 @@ import { idempotencyKeyOf } from '../src/idempotency-key-header.js'
 import { MAX_JSON_DEPTH, outlineJson } from '../src/json-depth.js'
 import { memberIsSafeInteger } from '../src/integer-text.js'
 import { parseQuery } from '../src/parse-query.js'
-import { readRefusedHead } from '../src/refused-head.js'
+import { readRefusedHead, requestLineVersion } from '../src/refused-head.js'
 import { MAX_BODY_BYTES } from '../src/read-json-body.js'
 import { requestFingerprint } from '../src/request-fingerprint.js'
 import { requestIdOf } from '../src/request-id.js'
@@ -253,6 +253,14 @@ const refusedHeads = [
       }),
   ),
   ...stringCases(
+    "a refused head's request line, for its version",
+    [' ', 'a', '\r'],
+    (run) => `FOO /${run} HTTP/2.0\r\nHost: x\r\n\r\n`,
+    (text) => requestLineVersion(Buffer.from(text, 'latin1')),
+    // The version when the line has three words and its end is within the 16 KiB a head may have.
+    (text, run) => (run.startsWith(' ') || text.indexOf('\r\n') > 16 * 1024 - 2 ? undefined : 'HTTP/2.0'),
+  ),
+  ...stringCases(
     'a refused head without its end',
     [' ', 'F', '\r\n'],
     (run) => `FOO${run}`,
@@ -427,7 +435,7 @@ const DECODERS: ReadonlyArray<readonly [string, ReadonlyArray<Hostile>]> = [
   ['requestIdOf (request-id.ts)', requestIds],
   ['admitUrlLength (bound-url.ts)', urls],
   ['isHostValue (header-lines.ts)', hosts],
-  ['readRefusedHead (refused-head.ts)', refusedHeads],
+  ['readRefusedHead and requestLineVersion (refused-head.ts)', refusedHeads],
   ['compileRoutes and decodePetId (dispatch.ts, codecs.ts)', paths],
   ['clientAddressFinder and addressBucketOf (client-address.ts)', clients],
   ['decodeNewPet and requestFingerprint (createPet)', pets],

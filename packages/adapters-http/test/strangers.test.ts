@@ -330,6 +330,35 @@ describe('what a caller without a key, or a careless one, can make the service d
     },
   )
 
+  // node's parser refuses a method it does not know before its version: the head, read here, says which it is.
+  it.each(['2.0', '0.9', '1.2', '3.0'])(
+    'answers a method node does not know on a request line of HTTP/%s with the same words, then closes',
+    async (version) => {
+      const answer = await raw(held.served.port, `FOO /v1/pets HTTP/${version}\r\nHost: x\r\n\r\n`)
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+      expect(headOf(answer)).toContain('connection: close')
+      expect(bodyOf(answer)).toEqual({
+        code: 'validation_failed',
+        message: 'The request line must end in HTTP/1.1 (or HTTP/1.0): no other version is served here.',
+        status: 400,
+      })
+    },
+  )
+
+  // llhttp refuses PRI without the rest of HTTP/2's preface as a bad version, whatever its line says.
+  it.each(['PRI /v1/pets HTTP/1.1', 'PRI * HTTP/1.0', 'FOO /v1/pets HTTX/1.1', 'FOO /v1/pets HTTP/10.0'])(
+    'answers %j 400 as not valid HTTP/1.1, not as a version it does not speak',
+    async (line) => {
+      const answer = await raw(held.served.port, `${line}\r\nHost: x\r\n\r\n`)
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+      expect(bodyOf(answer)).toEqual({
+        code: 'validation_failed',
+        message: 'The request is not valid HTTP/1.1.',
+        status: 400,
+      })
+    },
+  )
+
   // What the refusal above is for comes through node:http's parser alone: a host that serves the app with
   // node:http2 (its compatibility API) hands it HTTP/2 requests, which are served as any.
   it('serves a request that came over HTTP/2 (node:http2), with a key and without', async () => {
