@@ -32,7 +32,8 @@ export const APP_ANSWERS_EVERY_REQUEST = { requireHostHeader: false } as const
  * - an `Expect` other than `100-continue` (node's 417, without a body): the expectation is ignored, as RFC
  *   9110 section 10.1.1 allows (a server MAY answer 417), and the request is served like any other;
  * - `Expect: 100-continue` (node's 100 Continue at once, so the client sends a body a 401 or 413 then leaves
- *   unread): 100 Continue goes out only when the body is read (continue-on-read.ts);
+ *   unread): 100 Continue goes out only when the body is read, never for a request without content, whose
+ *   connection node would close after any answer (continue-on-read.ts);
  * - a `CONNECT` (node closes its connection without a word): answered as any method the app does not serve
  *   (401, 404 or 405 with `Allow`), then its connection is closed, since node's parser has let go of it;
  * - header lines past the 2,000th (node's `maxHeadersCount`, which drops the rest without a word): every line

@@ -71,6 +71,50 @@ describe('a request that expects 100-continue (RFC 9110 section 10.1.1)', () => 
     ).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/)
   })
 
+  it('closes the connection after an answer given before its body was asked for', async () => {
+    const answer = await headOnly(served.port, `Content-Type: application/json\r\nContent-Length: 100\r\n`)
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /)
+    expect(answer).toContain('\r\nConnection: close\r\n')
+  })
+
+  // RFC 9110 section 10.1.1: a client MUST NOT send the expectation without content; a server keeps the
+  // connection all the same, as nothing of the request is still to come (node would close it: no 100 went out).
+  it.each([
+    [
+      'POST, Content-Length: 0, no key',
+      'POST',
+      'Content-Type: application/json\r\nContent-Length: 0\r\n',
+      401,
+    ],
+    [
+      'POST, Content-Length: 0',
+      'POST',
+      `Authorization: ${BEARER}\r\nContent-Type: application/json\r\nContent-Length: 0\r\n`,
+      400,
+    ],
+    ['GET, no key', 'GET', '', 401],
+    ['GET', 'GET', `Authorization: ${BEARER}\r\n`, 200],
+  ])(
+    'keeps the connection of one without content, with no 100 Continue (%s)',
+    async (_, method, headers, status) => {
+      const answer = await new Promise<string>((resolve) => {
+        const socket = connect(served.port, '127.0.0.1')
+        let text = ''
+        socket.on('error', () => {})
+        socket.on('data', (data: Buffer) => {
+          text += data.toString('latin1')
+          if ((text.match(/HTTP\/1\.1 [2-5]\d\d /g) ?? []).length === 2) socket.end()
+        })
+        socket.on('close', () => resolve(text))
+        socket.write(`${method} /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n${headers}\r\n`)
+        // The next request on the same connection, once the first is answered.
+        socket.once('data', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'))
+      })
+      expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toEqual([`HTTP/1.1 ${status} `, 'HTTP/1.1 200 '])
+      expect(answer).not.toContain('Connection: close')
+    },
+  )
+
   it('reads its 413 for a body far over the limit, never a reset', async () => {
     for (let i = 0; i < 3; i++)
       expect(

@@ -295,3 +295,37 @@ describe(`node's close of a connection after its last answer, which later-refusa
     ).toBe(true)
   })
 })
+
+describe(`node's close after an answer to Expect: 100-continue without 100 Continue, which continue-on-read.ts lifts (${NODE})`, () => {
+  // What node says of the connection after such an answer, its `_expect_continue` as node set it, or false.
+  const connectionAfter = async (lift: boolean) => {
+    let flag: unknown
+    const server = createServer(() => {})
+    server.on('checkContinue', (_req: IncomingMessage, res: ServerResponse) => {
+      const response = res as ServerResponse & { _expect_continue?: unknown }
+      flag = response._expect_continue
+      if (lift) response._expect_continue = false
+      res.end('ok')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () =>
+        socket.write('GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\n'),
+      )
+      socket.on('error', () => {})
+      socket.on('data', (data: Buffer) => {
+        resolve(data.toString('latin1'))
+        socket.destroy()
+      })
+    })
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    return { flag, connection: /\r\nConnection: (\S+)\r\n/.exec(answer)?.[1] }
+  }
+
+  it("closes it by the response's _expect_continue, which a false keeps open", async () => {
+    const hint =
+      'continue-on-read.ts sets it false where a request has no content, so that node keeps its connection: find what node reads now'
+    expect(await connectionAfter(false), `${NODE}: ${hint}`).toEqual({ flag: true, connection: 'close' })
+    expect(await connectionAfter(true), `${NODE}: ${hint}`).toEqual({ flag: true, connection: 'keep-alive' })
+  })
+})
