@@ -124,23 +124,39 @@ export const lingeringRefusal = (error: { code?: string; rawPacket?: unknown }, 
  * of time and bytes a connection: a body lingerAfterAnswer dropped, then bytes refused behind it, took
  * `LINGER_MS` twice). Closing at once reset
  * fetch's upload of 16 MiB with a method node does not know, and any upload that went on after such an
- * answer, before the answer was read.
+ * answer, before the answer was read. With `lastWords`, the end waits for the client's, or LINGER_MS, and
+ * goes with them (HTTP/2's GOAWAY: http2-preface.ts).
  */
 export const closeAfterLinger = (
   socket: Socket,
-  { parserReads }: { readonly parserReads: boolean },
+  { parserReads, lastWords }: { readonly parserReads: boolean; readonly lastWords?: Buffer },
 ): void => {
   if (lingering.has(socket) || socket.destroyed) return
   lingering.add(socket)
+  const end = () => {
+    if (socket.writableEnded) return
+    if (lastWords === undefined) socket.end()
+    else socket.end(lastWords)
+  }
   // Still sending at LINGER_MS, the client is not one that stops: what it still sends may reset the connection.
   const budget = budgetOf(socket)
-  const timer = setTimeout(() => socket.destroy(), untilOf(budget) - Date.now())
+  const timer = setTimeout(
+    () => {
+      end()
+      socket.destroy()
+    },
+    untilOf(budget) - Date.now(),
+  )
   socket.once('close', () => clearTimeout(timer))
-  const close = () =>
-    socket.writableFinished ? socket.destroy() : socket.once('finish', () => socket.destroy())
-  socket.end()
+  const close = () => {
+    end()
+    if (socket.writableFinished) socket.destroy()
+    else socket.once('finish', () => socket.destroy())
+  }
+  if (lastWords === undefined) end()
   if (socket.readableEnded) return void close()
-  socket.once('end', close)
+  // Before node's own listener, which ends the socket as the client's end comes: the last words go first.
+  socket.prependOnceListener('end', close)
   // Where node's parser no longer reads the connection (a CONNECT's), its bytes come here; else its refusals
   // of them come to lingeringRefusal.
   if (!parserReads) socket.on('data', (chunk: Buffer) => dropped(socket, chunk.length))

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream'
 import { answerClientError } from './answer-client-error.js'
 import { answerAndClose } from './answer-and-close.js'
 import { withoutEarlyContinue } from './continue-on-read.js'
+import { answerHttp2Preface } from './http2-preface.js'
 import { answerInTurn } from './later-refusals.js'
 import { closeAfterLinger, lingeringRefusal } from './linger.js'
 import { handRefusalToApp } from './refused-request.js'
@@ -23,6 +24,8 @@ export const APP_ANSWERS_EVERY_REQUEST = { requireHostHeader: false } as const
 /**
  * Lets `handle` answer what node:http answers by itself with a bare status line, or not at all (CONTRACT:
  * every answer is an Error body with `X-Request-Id`; under /v1, 401 comes first):
+ * - HTTP/2's connection preface (a client with prior knowledge): HTTP/2's HTTP_1_1_REQUIRED, not an HTTP/1.1
+ *   400 it cannot read (http2-preface.ts);
  * - a request its parser refuses (too large, malformed, slow): handed to `handle` as a request of its own,
  *   which serveRequests answers 400 with an Error body, logged and counted as any (refused-request.ts); when
  *   the app already has it, or cannot have it, answerClientError answers on the socket; a method it does not
@@ -49,6 +52,8 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
     if (!handRefusalToApp(error, socket, handle)) answerClientError(error, socket)
   }
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    // HTTP/2's connection preface, and what follows it: HTTP/2's answer, HTTP_1_1_REQUIRED.
+    if (answerHttp2Preface(error, socket)) return
     // What a client still sends on a connection closing after its last answer: no request.
     if (lingeringRefusal(error, socket)) return
     // A request refused behind one answered whole is answered in its turn, after those before it.

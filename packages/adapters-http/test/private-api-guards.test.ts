@@ -329,3 +329,39 @@ describe(`node's close after an answer to Expect: 100-continue without 100 Conti
     expect(await connectionAfter(true), `${NODE}: ${hint}`).toEqual({ flag: true, connection: 'keep-alive' })
   })
 })
+
+describe(`node's clientError for HTTP/2's connection preface, read by http2-preface.ts (${NODE})`, () => {
+  it('refuses it as HPE_PAUSED_H2_UPGRADE where it ends, and each later packet with the packet', async () => {
+    const refusals: Array<{ code?: string; rawPacket?: unknown; bytesParsed?: unknown }> = []
+    const server = createServer(() => {})
+    server.on('clientError', (error: (typeof refusals)[number]) => void refusals.push(error))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => {
+      socket.write('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\nframes')
+      setTimeout(() => socket.write('more frames'), 50)
+    })
+    socket.on('error', () => {})
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    socket.destroy()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    const seen = refusals.map(({ code, rawPacket, bytesParsed }) => ({
+      code,
+      packet: Buffer.isBuffer(rawPacket) ? rawPacket.toString('latin1') : rawPacket,
+      bytesParsed,
+    }))
+    expect(
+      seen.slice(0, 2).map(({ code, packet }) => ({ code, packet })),
+      `${NODE}: HTTP/2's preface, or what follows it, is no longer refused as http2-preface.ts reads it ` +
+        '(HPE_PAUSED_H2_UPGRADE, each packet whole); it answers an HTTP/2 client with HTTP_1_1_REQUIRED',
+    ).toEqual([
+      { code: 'HPE_PAUSED_H2_UPGRADE', packet: 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\nframes' },
+      { code: 'HPE_PAUSED_H2_UPGRADE', packet: 'more frames' },
+    ])
+    expect(
+      seen[0]?.bytesParsed,
+      `${NODE}: the preface's refusal no longer says where in its packet the preface ended (bytesParsed); ` +
+        'http2-preface.ts reads the frames after it from there',
+    ).toBe(24)
+  })
+})
