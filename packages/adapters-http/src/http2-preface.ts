@@ -11,29 +11,31 @@ const SETTINGS = 0x4
 const GOAWAY = 0x7
 const HTTP_1_1_REQUIRED = 0xd
 
-const frame = (type: number, stream: number, payload: Buffer): Buffer => {
+const frame = (type: number, flags: number, stream: number, payload: Buffer = Buffer.alloc(0)): Buffer => {
   const header = Buffer.alloc(FRAME_HEADER)
   header.writeUIntBE(payload.length, 0, 3)
   header[3] = type
+  header[4] = flags
   header.writeUInt32BE(stream, 5)
   return Buffer.concat([header, payload])
 }
-const codeAfter = (first: number): Buffer => {
-  const payload = Buffer.alloc(8)
-  payload.writeUInt32BE(first, 0)
-  payload.writeUInt32BE(HTTP_1_1_REQUIRED, 4)
+const codeOf = (code: number): Buffer => {
+  const payload = Buffer.alloc(4)
+  payload.writeUInt32BE(code, 0)
   return payload
 }
 // The server's connection preface (section 3.4): a SETTINGS frame, first of all it sends; empty here.
-const SERVER_PREFACE = frame(SETTINGS, 0, Buffer.alloc(0))
+const SERVER_PREFACE = frame(SETTINGS, 0, 0)
+// What each SETTINGS of the client's gets at once (section 6.5.3): a SETTINGS with the ACK flag.
+const SETTINGS_ACK = frame(SETTINGS, 0x1, 0)
 // Its last frame: no stream was processed (the last stream id 0), HTTP_1_1_REQUIRED, and why in its debug data.
 const GOING_AWAY = frame(
   GOAWAY,
   0,
-  Buffer.concat([codeAfter(0), Buffer.from('This server speaks HTTP/1.1 only.', 'latin1')]),
+  0,
+  Buffer.concat([codeOf(0), codeOf(HTTP_1_1_REQUIRED), Buffer.from('This server speaks HTTP/1.1 only.')]),
 )
-const resetOf = (stream: number): Buffer =>
-  frame(RST_STREAM, stream, codeAfter(HTTP_1_1_REQUIRED).subarray(4))
+const resetOf = (stream: number): Buffer => frame(RST_STREAM, 0, stream, codeOf(HTTP_1_1_REQUIRED))
 
 // How much of what follows the client's preface is read for the streams it opens; the rest is dropped unread.
 const MOST_SCANNED = 16 * 1024
@@ -42,10 +44,22 @@ const MOST_SCANNED = 16 * 1024
 type Scan = { readonly header: Buffer; had: number; skip: number; scanned: number; lastStream: number }
 const scans = new WeakMap<Duplex, Scan>()
 
-// Walks the frames of `bytes` (each byte once) and resets each stream a HEADERS frame opens, with
-// HTTP_1_1_REQUIRED: curl then sends the request again over HTTP/1.1, and node's client names the code.
-const resetStreamsIn = (scan: Scan, bytes: Buffer, socket: Socket): void => {
-  const resets: Array<Buffer> = []
+// What a frame's header calls for: an RST_STREAM for a stream a HEADERS frame opens (a client's streams are
+// odd, each above the one before: section 5.1.1), an ACK for a SETTINGS of the client's.
+const answerTo = (scan: Scan): Buffer | undefined => {
+  const { header } = scan
+  const stream = header.readUInt32BE(5) & 0x7fffffff
+  if (header[3] === HEADERS && stream % 2 === 1 && stream > scan.lastStream) {
+    scan.lastStream = stream
+    return resetOf(stream)
+  }
+  return header[3] === SETTINGS && stream === 0 && (header[4]! & 0x1) === 0 ? SETTINGS_ACK : undefined
+}
+
+// Walks the frames of `bytes` (each byte once) and answers them (answerTo) in one write: on an RST_STREAM
+// with HTTP_1_1_REQUIRED, curl sends the request again over HTTP/1.1, and node's client names the code.
+const answerFramesIn = (scan: Scan, bytes: Buffer, socket: Socket): void => {
+  const answers: Array<Buffer> = []
   let at = 0
   while (at < bytes.length && scan.scanned < MOST_SCANNED) {
     const take = Math.min(scan.skip > 0 ? scan.skip : FRAME_HEADER - scan.had, bytes.length - at)
@@ -57,17 +71,13 @@ const resetStreamsIn = (scan: Scan, bytes: Buffer, socket: Socket): void => {
       if (scan.had === FRAME_HEADER) {
         scan.had = 0
         scan.skip = scan.header.readUIntBE(0, 3)
-        const stream = scan.header.readUInt32BE(5) & 0x7fffffff
-        // A client's streams are odd, each above the one before (section 5.1.1).
-        if (scan.header[3] === HEADERS && stream % 2 === 1 && stream > scan.lastStream) {
-          scan.lastStream = stream
-          resets.push(resetOf(stream))
-        }
+        const answer = answerTo(scan)
+        if (answer !== undefined) answers.push(answer)
       }
     }
     at += take
   }
-  if (resets.length > 0) socket.write(resets.length === 1 ? resets[0]! : Buffer.concat(resets))
+  if (answers.length > 0 && !socket.writableEnded) socket.write(Buffer.concat(answers))
 }
 
 type Refusal = Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown }
@@ -77,7 +87,8 @@ type Refusal = Error & { code?: string; rawPacket?: unknown; bytesParsed?: unkno
  * begins with HTTP/2's connection preface, which node's HTTP/1 parser refuses whole (`HPE_PAUSED_H2_UPGRADE`).
  * It gets HTTP/2's own answer, not an HTTP/1.1 400 that it reads as a broken frame ("Empty reply from server",
  * node's "Protocol error"): the server's preface (an empty SETTINGS frame), an RST_STREAM with
- * HTTP_1_1_REQUIRED for each stream it opens (read from the first 16 KiB of its frames), and, once it has ended
+ * HTTP_1_1_REQUIRED for each stream it opens and an ACK of its SETTINGS (read from the first 16 KiB of its
+ * frames), and, once it has ended
  * its side or at LINGER_MS, a GOAWAY with that code (closeAfterLinger: what it sends meanwhile is dropped,
  * LINGER_BYTES at most). A GOAWAY sent at once made curl give up ("Error in the HTTP2 framing layer") where
  * the RST_STREAM alone has it send the request again over HTTP/1.1. No request reaches the app: no log line.
@@ -87,7 +98,7 @@ export const answerHttp2Preface = (error: Refusal, stream: Duplex): boolean => {
   const socket = stream as Socket & { _httpMessage?: unknown }
   const scan = scans.get(socket)
   if (scan !== undefined) {
-    if (Buffer.isBuffer(error.rawPacket)) resetStreamsIn(scan, error.rawPacket, socket)
+    if (Buffer.isBuffer(error.rawPacket)) answerFramesIn(scan, error.rawPacket, socket)
     lingeringRefusal(error, socket)
     return true
   }
@@ -101,7 +112,7 @@ export const answerHttp2Preface = (error: Refusal, stream: Duplex): boolean => {
   // The frames that came in the preface's packet, after it (node's parser stopped at its end).
   const raw = error.rawPacket
   const at = error.bytesParsed
-  if (Buffer.isBuffer(raw) && typeof at === 'number') resetStreamsIn(opened, raw.subarray(at), socket)
+  if (Buffer.isBuffer(raw) && typeof at === 'number') answerFramesIn(opened, raw.subarray(at), socket)
   closeAfterLinger(socket, { parserReads: true, lastWords: GOING_AWAY })
   return true
 }

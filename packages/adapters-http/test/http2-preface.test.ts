@@ -22,13 +22,14 @@ const WINDOW_UPDATE = frame(0x8, 0, 0, Buffer.from([0, 0xff, 0, 1]))
 // A HEADERS frame (END_STREAM, END_HEADERS) of HPACK's static table: GET, http, / (a request for /).
 const headersOf = (stream: number) => frame(0x1, 0x5, stream, Buffer.from([0x82, 0x86, 0x84]))
 
-type Frame = { type: number; stream: number; payload: Buffer }
+type Frame = { type: number; flags: number; stream: number; payload: Buffer }
 const framesIn = (bytes: Buffer): Array<Frame> => {
   const frames: Array<Frame> = []
   for (let at = 0; at + 9 <= bytes.length;) {
     const length = bytes.readUIntBE(at, 3)
     frames.push({
       type: bytes[at + 3]!,
+      flags: bytes[at + 4]!,
       stream: bytes.readUInt32BE(at + 5),
       payload: bytes.subarray(at + 9, at + 9 + length),
     })
@@ -97,21 +98,23 @@ describe("HTTP/2's connection preface, from a client with prior knowledge", () =
     )
     expect(bytes.toString('latin1')).not.toMatch(/HTTP\/1\.1 \d{3} /)
     const frames = framesIn(bytes)
-    expect(frames.map(({ type, stream }) => [type, stream])).toEqual([
-      [0x4, 0],
-      [0x3, 1],
-      [0x3, 3],
-      [0x7, 0],
+    // The server's SETTINGS, its ACK of the client's, the resets, GOAWAY.
+    expect(frames.map(({ type, flags, stream }) => [type, flags, stream])).toEqual([
+      [0x4, 0, 0],
+      [0x4, 1, 0],
+      [0x3, 0, 1],
+      [0x3, 0, 3],
+      [0x7, 0, 0],
     ])
-    expect(frames[0]!.payload.length).toBe(0)
-    expect(frames.slice(1).map(({ payload }) => codeOf(payload))).toEqual([
+    expect(frames.slice(0, 2).map(({ payload }) => payload.length)).toEqual([0, 0])
+    expect(frames.slice(2).map(({ payload }) => codeOf(payload))).toEqual([
       HTTP_1_1_REQUIRED,
       HTTP_1_1_REQUIRED,
       HTTP_1_1_REQUIRED,
     ])
     // GOAWAY: no stream processed, and why.
-    expect(frames[3]!.payload.readUInt32BE(0)).toBe(0)
-    expect(frames[3]!.payload.subarray(8).toString()).toBe('This server speaks HTTP/1.1 only.')
+    expect(frames[4]!.payload.readUInt32BE(0)).toBe(0)
+    expect(frames[4]!.payload.subarray(8).toString()).toBe('This server speaks HTTP/1.1 only.')
     expect(sawEnd).toBe(true)
     expect(seen.length).toBe(before)
   })
@@ -120,7 +123,7 @@ describe("HTTP/2's connection preface, from a client with prior knowledge", () =
     const { bytes, closedAfterMs } = await exchange([
       Buffer.concat([Buffer.from(PREFACE), SETTINGS, headersOf(1)]),
     ])
-    expect(framesIn(bytes).map(({ type }) => type)).toEqual([0x4, 0x3, 0x7])
+    expect(framesIn(bytes).map(({ type }) => type)).toEqual([0x4, 0x4, 0x3, 0x7])
     expect(closedAfterMs).toBeGreaterThanOrEqual(LINGER_MS - 100)
     expect(closedAfterMs).toBeLessThan(LINGER_MS + 1_500)
   }, 10_000)
