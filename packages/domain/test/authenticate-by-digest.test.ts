@@ -107,6 +107,25 @@ describe('authenticatorByDigest', () => {
   })
 })
 
+// The figures the root README and this package's README give: 10,000 by default; at it, the 1,001 first go.
+describe('unknown keys remembered by default', () => {
+  it('are 10,000 at most: at 10,000, the 1,001 remembered first are forgotten before the next', async () => {
+    const { state, lookup } = aStore()
+    const auth = authenticatorByDigest(digestOf, [lookup])
+    for (let i = 0; i < 10_000; i++) await auth.authenticate(`guess-${i}`)()
+    expect([auth.fromMemory?.('guess-0'), auth.fromMemory?.('guess-9999')]).toEqual([O.none, O.none])
+    await auth.authenticate('one-more')()
+    expect(state.lookups).toBe(10_001)
+    const remembered = (i: number) => auth.fromMemory?.(`guess-${i}`) !== undefined
+    expect([remembered(0), remembered(1000), remembered(1001), remembered(9999)]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ])
+  })
+})
+
 describe('trustedKeysLookup', () => {
   it('knows the trusted keys by digest, with their ids and names, from memory', async () => {
     const lookup = trustedKeysLookup([{ key: 'given-key', id: 'env-ops', name: 'ops' }], digestOf)
