@@ -1,7 +1,8 @@
-import { shownFieldName } from '@pets/domain'
+import { shownFieldName, type Issue } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
 import { continueToBody } from './continue-on-read.js'
+import { prototypeKeyIn } from './prototype-keys.js'
 import { sentMoreThanOnce } from './header-lines.js'
 import { MAX_JSON_DEPTH, outlineJson } from './json-depth.js'
 import { MAX_MEMBERS, repeatedMember } from './repeated-member.js'
@@ -15,7 +16,20 @@ export const BODY_TIMEOUT_MS = 10_000
 
 export type ReadJsonBodyOptions = { readonly timeoutMs?: number }
 
-type BodyProblem = NotImplemented | UnsupportedMediaType | PayloadTooLarge | MalformedRequest
+/**
+ * A JSON body refused though it was read: a member name given twice (`repeated`: JSON.parse kept the last) or
+ * a key that reaches a prototype. Its `body` is there only to name its other offending members (CONTRACT: a
+ * 400 names every one); no part of it may be decoded as it is.
+ */
+export type RefusedJsonBody = {
+  readonly _tag: 'RefusedJsonBody'
+  readonly issue: Issue
+  readonly repeated?: string
+  readonly body: JsonBody
+}
+
+type BodyProblem =
+  NotImplemented | UnsupportedMediaType | PayloadTooLarge | MalformedRequest | RefusedJsonBody
 
 /**
  * A parsed body, with its text: what JSON.parse cannot tell (a number's digits) is read there; and where
@@ -87,38 +101,11 @@ const checkTransferCoding = (coding: string | undefined): E.Either<BodyProblem, 
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-// Keys that reach a prototype: a later merge (io-ts intersections) would set one. No field of the
-// interface has these names, so refusing them costs nothing.
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
-
-// A text without a backslash spells each key as it is: without these words, it holds none of them.
-const MAY_NAME_FORBIDDEN = /\\|__proto__|constructor|prototype/
-
-// Walks the parsed value without recursion, though no value deeper than MAX_JSON_DEPTH gets this far. Only
-// arrays and objects are kept to visit, each object's keys read once: Object.entries made a pair of every
-// member, and the walk over 5,000 members cost 1.6 times the JSON.parse that made them (0.6 now).
-const forbiddenKeyIn = (value: unknown): string | undefined => {
-  if (typeof value !== 'object' || value === null) return undefined
-  const pending: Array<object> = [value]
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    if (Array.isArray(next)) {
-      for (const inner of next as Array<unknown>)
-        if (typeof inner === 'object' && inner !== null) pending.push(inner)
-      continue
-    }
-    for (const key of Object.keys(next)) {
-      if (FORBIDDEN_KEYS.has(key)) return key
-      const inner = (next as Record<string, unknown>)[key]
-      if (typeof inner === 'object' && inner !== null) pending.push(inner)
-    }
-  }
-  return undefined
-}
-
 /**
  * Reads and parses a JSON request body in the contract's order: transfer coding (501), media type (415),
  * size (413), JSON (400). A slow body gets 400 and a closed connection; so does a value nested deeper than
- * MAX_JSON_DEPTH, before it is parsed; prototype keys are refused at any depth, and a member name given twice.
+ * MAX_JSON_DEPTH, before it is parsed; prototype keys are refused at any depth, and a member name given twice
+ * (RefusedJsonBody, with the body, so that its other members can be named).
  */
 export const readJsonBody = async (
   ctx: Context,
@@ -185,12 +172,22 @@ const parseJson = (text: string): E.Either<BodyProblem, JsonBody> => {
     // V8's message quotes the input, which may hold anything: say no more than where it is wrong.
     return malformed('The request body is not valid JSON.')
   }
-  const forbidden = MAY_NAME_FORBIDDEN.test(text) ? forbiddenKeyIn(parsed) : undefined
+  const body = { value: parsed, text, names }
+  const forbidden = prototypeKeyIn(text, parsed)
   if (forbidden !== undefined)
-    return malformed(`The request body must not contain the key "${forbidden}", at any depth.`)
+    return E.left({
+      _tag: 'RefusedJsonBody',
+      issue: { field: '', problem: `must not contain the key "${forbidden}", at any depth` },
+      body,
+    })
   // The first MAX_MEMBERS names go into the set: the 5,000 of a crowded body cost 0.8 times its JSON.parse.
   const repeated = names.length > 1 ? repeatedMember(text, names, MAX_MEMBERS) : undefined
   return repeated === undefined
-    ? E.right({ value: parsed, text, names })
-    : malformed(`Invalid request: ${shownFieldName(repeated)} is given more than once.`)
+    ? E.right(body)
+    : E.left({
+        _tag: 'RefusedJsonBody',
+        issue: { field: shownFieldName(repeated), problem: 'is given more than once' },
+        repeated,
+        body,
+      })
 }

@@ -95,15 +95,18 @@ describe(`a body of more than ${MAX_MEMBERS} members`, () => {
     )
   })
 
-  it(`refuses a name given twice among its first ${MAX_MEMBERS} members, as any body's`, async () => {
+  it(`refuses a name given twice among its first ${MAX_MEMBERS} members, as any body's, and names the others`, async () => {
     const text = membersOf([
       ['categoryId', 1],
       ['name', 'Rex'],
       ['name', 'Max'],
       ...names.map((k) => [k, 1] as const),
     ])
+    const named = unknownNames(UNKNOWN_NAMED)
+      .map((k) => `${k} ${UNKNOWN}`)
+      .join('; ')
     expect(errorBodyOf(await held.served.post(text)).message).toBe(
-      'Invalid request: name is given more than once.',
+      `Invalid request: name is given more than once; ${named}; ${5_000 - UNKNOWN_NAMED} more are unknown too.`,
     )
   })
 

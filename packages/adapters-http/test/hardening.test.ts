@@ -76,7 +76,9 @@ describe('hardening (in-process, in memory)', () => {
         (_, entries) => (pairs += (entries as ReadonlyArray<unknown>).length),
         async () => (message = errorBodyOf(await served.post(body)).message),
       )
-      expect(message).toBe('The request body must not contain the key "__proto__", at any depth.')
+      expect(message).toMatch(
+        /^Invalid request: the body must not contain the key "__proto__", at any depth; tags is not a field .*; 2981 more are unknown too\.$/,
+      )
       expect(pairs).toBeLessThan(100)
     })
   })

@@ -19,7 +19,7 @@ import { memberIsSafeInteger } from '../integer-text.js'
 import { idempotencyKeyOf } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
 import { forEachTopLevelMember } from '../json-text.js'
-import { readJsonBody } from '../read-json-body.js'
+import { readJsonBody, type JsonBody, type RefusedJsonBody } from '../read-json-body.js'
 import { MAX_MEMBERS } from '../repeated-member.js'
 import { requestFingerprint } from '../request-fingerprint.js'
 import { withRequestSpan } from '../request-span.js'
@@ -56,31 +56,54 @@ const issuesOf = (
 }
 
 const KNOWN_FIELDS: ReadonlyArray<string> = NEW_PET_FIELDS
+const NOT_AN_OBJECT: Issue = { field: '', problem: 'must be an object' }
 
-// A body of more than MAX_MEMBERS members has unknown ones (a new pet has 3, and readJsonBody found no name
-// given twice among the first MAX_MEMBERS): its fields are decoded, the first UNKNOWN_NAMED unknown names read
-// from the text in the order sent, and the other members counted, not listed (one given twice past the
-// first MAX_MEMBERS among them). Object.keys of 5,000 members cost 0.6 times the JSON.parse that made them.
-const decodeCrowded = (
+// The issues of a body's members read one by one, not as JSON.parse made its value (the decoder would take
+// every key of it): its known fields decoded from a copy, its unknown names read from the text in the order
+// sent, once each. A body of more than MAX_MEMBERS members (a new pet has 3) names the first UNKNOWN_NAMED and
+// counts the other members, not listed (a name given again past the first MAX_MEMBERS among them; `repeated`, one
+// given twice before, is not): Object.keys of 5,000 members cost 0.6 times the JSON.parse that made them.
+const memberIssues = (
   value: Readonly<Record<string, unknown>>,
   text: string,
   names: ReadonlyArray<number>,
-) => {
+  repeated: string | undefined,
+): ReadonlyArray<Issue> => {
   const fields: Record<string, unknown> = {}
   for (const field of KNOWN_FIELDS) if (Object.hasOwn(value, field)) fields[field] = value[field]
+  const crowded = names.length > MAX_MEMBERS
   const unknown: Array<string> = []
   forEachTopLevelMember(text, names, (name) => {
-    if (!KNOWN_FIELDS.includes(name)) unknown.push(name)
-    return unknown.length === UNKNOWN_NAMED
+    if (!KNOWN_FIELDS.includes(name) && !unknown.includes(name)) unknown.push(name)
+    return crowded && unknown.length === UNKNOWN_NAMED
   })
   const decoded = decodeNewPet(fields)
-  const count = names.length - Object.keys(fields).length
-  return E.left<InvalidInput, NewPet>(
-    invalidInput([
-      ...(E.isLeft(decoded) ? decoded.left.issues : []),
-      ...unknownKeyIssues(unknown, count, KNOWN_FIELDS, 'a field of a new pet'),
-    ]),
-  )
+  const count = crowded
+    ? names.length - Object.keys(fields).length - (repeated === undefined ? 0 : 1)
+    : unknown.length
+  return [
+    ...(E.isLeft(decoded) ? decoded.left.issues : []),
+    ...unknownKeyIssues(unknown, count, KNOWN_FIELDS, 'a field of a new pet'),
+  ]
+}
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+// The new pet of a body, or every issue of its fields (CONTRACT: a 400 names each). A body refused for a
+// member given twice or a key that reaches a prototype is read member by member, its refusal named first and the
+// member given twice for that alone (which of its values JSON.parse kept is no one's choice).
+const newPetOf = (read: E.Either<RefusedJsonBody, JsonBody>): E.Either<ReadonlyArray<Issue>, NewPet> => {
+  const { value, text, names } = E.isLeft(read) ? read.left.body : read.right
+  const repeated = E.isLeft(read) ? read.left.repeated : undefined
+  const decoded: E.Either<InvalidInput, NewPet> =
+    E.isLeft(read) || names.length > MAX_MEMBERS
+      ? E.left(invalidInput(isObject(value) ? memberIssues(value, text, names, repeated) : [NOT_AN_OBJECT]))
+      : decodeNewPet(value)
+  const issues = issuesOf(decoded, text, names)
+  if (E.isRight(read)) return E.isLeft(decoded) || issues.length > 0 ? E.left(issues) : decoded
+  const { issue } = read.left
+  return E.left([issue, ...(repeated === undefined ? issues : issues.filter((i) => i.field !== issue.field))])
 }
 
 // A host whose store keeps no record of requests with a key answers them 501.
@@ -120,19 +143,24 @@ export const createPetHandler =
   ({ useCases, publicBaseUrl, bodyTimeoutMs }: CreatePetOptions) =>
   async (ctx: HttpContext): Promise<void> => {
     const body = await readJsonBody(ctx, bodyTimeoutMs === undefined ? {} : { timeoutMs: bodyTimeoutMs })
-    if (E.isLeft(body)) return sendProblem(ctx, withOtherIssues(body.left, ctx))
-    // A URL over MAX_URL_BYTES is a 400: after the 415 and 413 of the body, as CONTRACT orders them.
-    if (!admitUrlLength(ctx)) return
-    const { value, text, names } = body.right
-    const input =
-      names.length > MAX_MEMBERS
-        ? decodeCrowded(value as Readonly<Record<string, unknown>>, text, names)
-        : decodeNewPet(value)
-    const issues = issuesOf(input, text, names)
+    if (E.isLeft(body) && body.left._tag !== 'RefusedJsonBody')
+      return sendProblem(ctx, withOtherIssues(body.left, ctx))
+    const read = body as E.Either<RefusedJsonBody, JsonBody>
+    const input = newPetOf(read)
     const key = idempotencyKeyOf(ctx)
-    const unknown = unknownQueryIssues(ctx.querystring)
-    if (E.isLeft(input) || issues.length > 0 || E.isLeft(key) || unknown.length > 0)
-      return sendProblem(ctx, invalidInput([...issues, ...unknown, ...(E.isLeft(key) ? [key.left] : [])]))
+    // A URL over MAX_URL_BYTES is a 400 (its query unread): after the 415 and 413 of the body, as CONTRACT
+    // orders them, and named beside the body's issues.
+    const bytes = urlBytesOverLimit(ctx)
+    const issues = [
+      ...(E.isLeft(input) ? input.left : []),
+      ...(bytes === undefined
+        ? unknownQueryIssues(ctx.querystring)
+        : [{ field: 'the URL', problem: urlTooLong(bytes) }]),
+      ...(E.isLeft(key) ? [key.left] : []),
+    ]
+    if (issues.length === 1 && bytes !== undefined) return void admitUrlLength(ctx)
+    if (E.isLeft(read) || E.isLeft(input) || E.isLeft(key) || issues.length > 0)
+      return sendProblem(ctx, invalidInput(issues))
     const once = O.toUndefined(key.right)
     const owner = ctx.state.apiKey
     if (once !== undefined && owner === undefined)
@@ -141,7 +169,7 @@ export const createPetHandler =
       pet: input.right,
       ...(once === undefined || owner === undefined
         ? {}
-        : { once: { owner: owner.keyId, key: once, fingerprint: requestFingerprint(value) } }),
+        : { once: { owner: owner.keyId, key: once, fingerprint: requestFingerprint(read.right.value) } }),
     }
     // After the await of the body, the request's span is entered again where the store's work is made and
     // started (a store may read the active context either time).
