@@ -8,7 +8,11 @@ const build = process.env.BUILD ?? new URL('../../dist/', import.meta.url).href
 const { createServiceMetrics } = await import(
   new URL('service-metrics.js', `${build.replace(/\/?$/, '/')}`).href
 )
-const ROUTES = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/docs/init.js', null]
+// Every public route (the docs page's three assets among them) and none, a path no route matched.
+const ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png'].map(
+  (file) => `/docs/assets/{version}/${file}`,
+)
+const ROUTES = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/docs/init.js', ...ASSETS, null]
 const scrape = async (methods) => {
   const metrics = createServiceMetrics({ deprecatedOperations: [] })
   metrics.observe(answered('GET', '/healthz', 200))
