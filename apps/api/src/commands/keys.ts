@@ -145,7 +145,8 @@ export const keysCommand = (config: AppConfig, args: ReadonlyArray<string>, outp
         const revoked = await unwrap(store.revoke(asked.id))
         if (O.isSome(revoked))
           return print(
-            `Revoked key ${revoked.value.id} (${revoked.value.name}); it is refused from the next request on.`,
+            `Revoked key ${revoked.value.id} (${revoked.value.name}); each instance refuses it once it hears of ` +
+              'the revocation (milliseconds).',
           )
         // Revoking twice is no failure of an operator's script: the key is refused either way.
         const known = (await unwrap(store.list())).find((record) => record.id === asked.id)
