@@ -52,7 +52,8 @@ export type PetsClientOptions = {
 
 /**
  * The operations of the animal store, each a `TaskEither` to run (`await client.listPets()()`).
- * Nothing is thrown, except by `allPets`, which throws a `PetsClientFailure`.
+ * Nothing is thrown, except by `allPets`, which throws a `PetsClientFailure`, and by `listPets` given a page
+ * link that is no URL, which throws a `TypeError` before anything is sent.
  */
 export interface PetsClient {
   /** One page of pets: from a query, or from the `next` link of the page before. */
