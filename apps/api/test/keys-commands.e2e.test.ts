@@ -18,7 +18,7 @@ const list = (url: string, key: string) =>
 describe('the key commands', () => {
   const fresh = freshDatabases()
 
-  it('manages keys from the command line: printed once, listed without the key, revoked at once', async () => {
+  it('manages keys from the command line: printed once, listed without the key, revoked (refused once the service hears of it)', async () => {
     const { url: databaseUrl } = await fresh()
     const created = await cli(databaseUrl, 'keys', 'create', '--name', 'billing')
     const key = created.stdout.trim().split('\n').at(-1)!
