@@ -1,9 +1,10 @@
 import Koa, { type Context } from 'koa'
 import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http'
 import { createRequire } from 'node:module'
-import { connect, Socket, type AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connect, createServer as createNetServer, Socket, type AddressInfo } from 'node:net'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { LeanKoa } from '../src/lean-koa.js'
+import { readRefusedHead } from '../src/refused-head.js'
 
 // Guards of what the adapter's hand-made pieces assume of Koa and node beyond their documented
 // APIs (ARCHITECTURE.md, "Made by hand, on purpose"): each fails naming the version that broke it.
@@ -24,6 +25,11 @@ const exchangeInProcess = () => {
   req.url = '/'
   return { req, res: new ServerResponse(req) }
 }
+// What a test opened, closed after it.
+const opened: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const close of opened.splice(0)) await close()
+})
 const listeners = (res: ServerResponse) =>
   res.eventNames().reduce((sum, name) => sum + res.listenerCount(name), 0)
 
@@ -216,6 +222,16 @@ describe(`node's clientError for a method it does not know, read by refused-requ
         `the parser stopped; ${HINT}, where it starts`,
     ).toBe(true)
   })
+
+  it('refuses each later packet of that connection again, handing over its bytes', async () => {
+    const [, later] = await refusalsOf()
+    expect(
+      Buffer.isBuffer(later?.rawPacket) ? later.rawPacket.toString('latin1') : later,
+      `${NODE}: node's parser no longer reports the packets that follow a refused request (clientError with each ` +
+        'packet as rawPacket); refused-request.ts reads the rest of a head arriving in several packets from them, ' +
+        'and linger.ts counts what a client still sends after its answer: find where those bytes go now',
+    ).toBe('body')
+  })
 })
 
 describe(`node's pipelining, which pipelined-in-order.ts leans on (${NODE})`, () => {
@@ -363,5 +379,135 @@ describe(`node's clientError for HTTP/2's connection preface, read by http2-pref
       `${NODE}: the preface's refusal no longer says where in its packet the preface ended (bytesParsed); ` +
         'http2-preface.ts reads the frames after it from there',
     ).toBe(24)
+  })
+})
+
+describe(`node's hand-over of a connection between pipelined answers, which later-refusals.ts waits for (${NODE})`, () => {
+  it("gives the next waiting answer the connection before the 'close' of the one before", async () => {
+    const answers: Array<ServerResponse> = []
+    let heldAtClose: unknown = 'no close heard'
+    const server = createServer((req, res) => {
+      answers.push(res)
+      if (answers.length === 1)
+        res.once('close', () => {
+          heldAtClose = (req.socket as Socket & { _httpMessage?: unknown })._httpMessage
+        })
+      const answer = () => setTimeout(() => res.end('ok'), 5)
+      if (res.socket !== null) answer()
+      else res.once('socket', answer)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () =>
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(2)),
+    )
+    socket.on('error', () => {})
+    let text = ''
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    await expect.poll(() => (text.match(/HTTP\/1\.1 200/g) ?? []).length).toBe(2)
+    socket.destroy()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    expect(
+      heldAtClose === answers[1],
+      `${NODE}: at the 'close' of an answer, socket._httpMessage is no longer the pipelined answer after it ` +
+        "(node assigned it the connection first); later-refusals.ts's next() would answer refused bytes while " +
+        'that answer is still to come: wait for it another way',
+    ).toBe(true)
+  })
+})
+
+describe(`node's http pieces that answer-and-close.ts and refused-request.ts put together by hand (${NODE})`, () => {
+  const HINT =
+    'answer-and-close.ts answers a CONNECT or a refused request on a connection node no longer serves'
+
+  it('writes a ServerResponse made by hand on the socket it is assigned, and detaches it', async () => {
+    const seen = { attached: false, detached: false, text: '' }
+    const raw = createNetServer((socket) => {
+      const res = new ServerResponse(new IncomingMessage(socket))
+      res.shouldKeepAlive = false
+      res.assignSocket(socket)
+      seen.attached = res.socket === socket && (socket as { _httpMessage?: unknown })._httpMessage === res
+      res.on('finish', () => {
+        res.detachSocket(socket)
+        seen.detached = res.socket === null
+        socket.end()
+      })
+      res.end('ok')
+    })
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve))
+    const client = connect((raw.address() as AddressInfo).port, '127.0.0.1')
+    opened.push(() => new Promise<void>((done) => (client.destroy(), raw.close(() => done()))))
+    client.on('error', () => {})
+    client.on('data', (chunk: Buffer) => (seen.text += chunk.toString()))
+    await expect
+      .poll(() => seen.attached, {
+        timeout: 2_000,
+        message: `${NODE}: res.assignSocket(socket) no longer makes it the response's socket; ${HINT}`,
+      })
+      .toBe(true)
+    await expect
+      .poll(() => seen.text, {
+        timeout: 2_000,
+        message: `${NODE}: the answer no longer reaches the socket; ${HINT}`,
+      })
+      .toMatch(/^HTTP\/1\.1 200 OK\r\n(?:[^\r]*\r\n)*Connection: close\r\n(?:[^\r]*\r\n)*\r\nok$/)
+    expect(seen.detached, `${NODE}: res.detachSocket(socket) no longer lets go of it; ${HINT}`).toBe(true)
+  })
+
+  it('keeps the server on each connection it accepts, where refused-request.ts reads its headersTimeout', async () => {
+    const server = createServer(() => {})
+    server.headersTimeout = 1234
+    const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1')
+    client.on('error', () => {})
+    const socket = await accepted
+    client.destroy()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    expect(
+      (socket as Socket & { server?: { headersTimeout?: unknown } }).server?.headersTimeout,
+      `${NODE}: an accepted socket's server is no longer its http.Server; refused-request.ts waits 60 s, not the ` +
+        "server's headersTimeout, for the rest of a refused head: read the limit another way",
+    ).toBe(1234)
+  })
+})
+
+describe(`node's headers of a request, which refused-head.ts makes as node would (${NODE})`, () => {
+  // Every header node keeps the first line of (refused-head.ts's FIRST_ONLY), some it joins, and Cookie.
+  // Content-Length, also first-only, is sent once: node's parser refuses two that differ.
+  const NAMES = [
+    ...['Age', 'Authorization', 'Content-Type', 'ETag', 'Expires', 'From', 'Host'],
+    ...['If-Modified-Since', 'If-Unmodified-Since', 'Last-Modified', 'Location', 'Max-Forwards'],
+    ...['Proxy-Authorization', 'Referer', 'Retry-After', 'Server', 'User-Agent'],
+    ...['Cookie', 'Accept', 'Idempotency-Key', 'X-Request-Id', 'Connection', 'X-Custom', 'Date', 'Vary'],
+  ]
+  // Each name twice, in two cases, with white space around the second value.
+  const lines = [
+    'Content-Length: 0',
+    ...NAMES.flatMap((name, i) => [`${name}: first${i}`, `${name.toLowerCase()}:  second${i} `]),
+  ]
+  const headOf = (method: string) => `${method} /v1/pets HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`
+
+  it('keeps the first line of the same headers, and joins the others as node does', async () => {
+    const server = createServer((req, res) => {
+      seen.push(req.headers)
+      res.end()
+    })
+    const seen: Array<IncomingMessage['headers']> = []
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () =>
+      socket.write(headOf('GET')),
+    )
+    socket.on('error', () => {})
+    socket.resume()
+    await expect.poll(() => seen.length).toBe(1)
+    socket.destroy()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    expect(
+      { ...readRefusedHead(Buffer.from(headOf('FOO'), 'latin1'))?.headers },
+      `${NODE}: node now keeps or joins a header sent on two lines otherwise than refused-head.ts does (its ` +
+        "FIRST_ONLY list copies node's matchKnownFields in lib/_http_incoming.js): a request of a method node " +
+        'does not know would be read otherwise than any other; copy the new rule',
+    ).toEqual({ ...seen[0] })
   })
 })
