@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process'
 import { once } from 'node:events'
-import { closeSync, openSync } from 'node:fs'
+import { closeSync, constants, openSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import { pino } from 'pino'
 import { AggregatorRegistry, Counter, Histogram, Registry } from 'prom-client'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -8,7 +10,7 @@ import { LineBuffer } from '../src/line-buffer.js'
 import { requestLineWriter } from '../src/request-line.js'
 import { tallyCounter, tallyHistogram } from '../src/request-metrics.js'
 
-// Guards of what the service's hand-made pieces assume of pino, sonic-boom and prom-client beyond
+// Guards of what the service's hand-made pieces assume of pino, sonic-boom, prom-client and node beyond
 // their documented APIs (ARCHITECTURE.md, "Made by hand, on purpose"): each fails naming the version.
 
 const require = createRequire(import.meta.url)
@@ -19,6 +21,15 @@ const PINO = versionOf('pino')
 const fromPino = createRequire(require.resolve('pino'))
 const SONIC_BOOM = versionOf('sonic-boom', fromPino)
 const PROM = versionOf('prom-client')
+const NODE = `node ${process.version}`
+
+// What a script run under plain node prints on `stream` (stdout or stderr), its other output piped too.
+const outputOf = (args: ReadonlyArray<string>, stream: 'stdout' | 'stderr') =>
+  new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, [...args], { timeout: 20_000 }, (error, stdout, stderr) =>
+      error === null ? resolve(stream === 'stdout' ? stdout : stderr) : reject(error),
+    ),
+  )
 
 const devNull = () => openSync('/dev/null', 'w')
 const opened: Array<() => Promise<void> | void> = []
@@ -153,5 +164,65 @@ describe(`prom-client's reading of a metric, which request-metrics.ts registers 
       await registry.metrics(),
       `${PROM}: Registry.resetMetrics() no longer calls reset(); ${hint}`,
     ).not.toContain('c_total{')
+  })
+})
+
+describe(`node's cluster messages about a connection, which handed-connections.ts reads (${NODE})`, () => {
+  type Sent = { message: Record<string, unknown>; handle: string; closedByNode?: boolean }
+  type Seen = { sent?: Array<Sent>; heard?: Array<Record<string, unknown>>; error?: string }
+  const HINT =
+    'handed-connections.ts no longer finds the connections a dead worker never took, and the primary keeps ' +
+    'each open for ever: read lib/internal/cluster/round_robin_handle.js (handoff) and follow it, or delete ' +
+    'handed-connections.ts if node now closes them itself (cluster-handoff.e2e.test.ts says which)'
+
+  it("hands a connection over with { cmd: 'NODE_CLUSTER', act: 'newconn', seq } and its handle, hears the ack, then closes its copy", async () => {
+    const script = fileURLToPath(new URL('./support/cluster-handover.mjs', import.meta.url))
+    const seen = JSON.parse(await outputOf([script], 'stdout')) as Seen
+    expect(seen.error, `${NODE}: a request to a worker of the cluster failed`).toBeUndefined()
+    const handover = seen.sent?.find((s) => s.message['act'] === 'newconn')
+    expect(
+      handover !== undefined && typeof handover.message['seq'] === 'number' && handover.handle === 'function',
+      `${NODE}: the primary no longer hands a connection to a worker as { cmd: 'NODE_CLUSTER', act: 'newconn', ` +
+        `seq } with a closable handle through worker.process.send (it sent ${JSON.stringify(seen.sent)}); ${HINT}`,
+    ).toBe(true)
+    const ack = seen.heard?.find((m) => m['ack'] === handover?.message['seq'])
+    expect(
+      ack,
+      `${NODE}: the worker's answer to a newconn is no longer heard as an 'internalMessage' { cmd: ` +
+        `'NODE_CLUSTER', ack: seq } (heard ${JSON.stringify(seen.heard)}); ${HINT}`,
+    ).toMatchObject({ cmd: 'NODE_CLUSTER', accepted: true })
+    expect(
+      handover?.closedByNode,
+      `${NODE}: the primary no longer closes its copy of a connection at the worker's ack; the handle ` +
+        `handed-connections.ts closes for a dead worker may be one node still uses; ${HINT}`,
+    ).toBe(true)
+  })
+})
+
+describe(`node's standard output on a pipe, which line-chunks.ts writes to at once (${NODE})`, () => {
+  // The flags of fd 1 before and after the script makes process.stdout, as /proc/self/fdinfo says them.
+  const SCRIPT = [
+    "const { readFileSync } = require('node:fs')",
+    "const flags = () => readFileSync('/proc/self/fdinfo/1', 'latin1').split('\\n').find((l) => l.startsWith('flags:'))",
+    'const before = flags()',
+    'process.stdout',
+    'process.stderr.write(JSON.stringify({ before, after: flags() }))',
+  ].join('\n')
+  const nonBlocking = (line: string | undefined) =>
+    line !== undefined && (Number.parseInt(line.slice(6).trim(), 8) & constants.O_NONBLOCK) !== 0
+
+  it('is non-blocking (O_NONBLOCK) once process.stdout is made for it', async () => {
+    const { before, after } = JSON.parse(await outputOf(['-e', SCRIPT], 'stderr')) as {
+      before?: string
+      after?: string
+    }
+    expect(
+      nonBlocking(after),
+      `${NODE}: a pipe node opens for process.stdout is no longer O_NONBLOCK (fd 1's ${after ?? 'flags unread'}, ` +
+        `${before ?? 'unread'} before): line-chunks.ts's writesWithoutWaiting is false, so where the processes of ` +
+        'WEB_CONCURRENCY share a pipe LineBuffer writes one 4 KiB chunk a turn, and a worker at 10,000 lines/s ' +
+        'fell behind its log (340-420 MiB of RSS and growing in the churn soak) — write the chunks another way, ' +
+        'and re-measure (ARCHITECTURE.md, "Made by hand, on purpose", row "line buffer")',
+    ).toBe(true)
   })
 })
