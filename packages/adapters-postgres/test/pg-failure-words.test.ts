@@ -3,6 +3,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
 import pg from 'pg'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { pgConnectionSqlstate } from '../src/runner/pg-connection-failures.js'
+import { classifyStoreError } from '../src/runner/store-errors.js'
 
 // pg-connection-failures.ts knows pg's failures of a connection by their words alone (they carry no code): a
 // guard that each failure, made for real, still has words it knows. ARCHITECTURE.md, "Made by hand, on purpose".
@@ -109,5 +110,18 @@ describe(`pg's words for a connection that fails (${PG}), as pg-connection-failu
     const port = await listen((socket) => socket.once('data', () => socket.write('N')))
     const tls = client({ host: '127.0.0.1', port, ssl: { rejectUnauthorized: false } })
     expectCode(await failureOf(() => tls.connect()), '08004', 'a server without TLS')
+  })
+})
+
+describe(`pg-pool's words for a pool that was ended (${PG}'s), as store-errors.ts reads them`, () => {
+  it('a statement asked of a pool being closed (a shutdown) is the store unavailable, not a bug', async () => {
+    const pool = new pg.Pool({ host: server.hostname, port: Number(server.port || 5432), user: 'postgres' })
+    await pool.end()
+    const error = await failureOf(() => pool.query('SELECT 1'))
+    expect(
+      classifyStoreError(error),
+      `pg-pool of ${PG} reports a statement on an ended pool as "${error.message}", which store-errors.ts's ` +
+        'POOL_ENDED does not know: teach it these words (a request during a shutdown would be a 500, not a 503)',
+    ).toBe('unavailable')
   })
 })

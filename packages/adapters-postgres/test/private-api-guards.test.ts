@@ -1,12 +1,18 @@
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { submitStatement, type Statement } from '../src/runner/statement.js'
 
-// Guards of what statement.ts, guarded-pool.ts and pooler.ts assume of pg beyond its documented
-// API (ARCHITECTURE.md, "Made by hand, on purpose"); statement.test.ts holds the behaviour.
+// Guards of what statement.ts, guarded-pool.ts and pooler.ts assume of pg and pg-pool beyond their
+// documented APIs (ARCHITECTURE.md, "Made by hand, on purpose"); statement.test.ts holds the behaviour.
 
-const PG = `pg ${(createRequire(import.meta.url)('pg/package.json') as { version: string }).version}`
+const require = createRequire(import.meta.url)
+const PG = `pg ${(require('pg/package.json') as { version: string }).version}`
+// pg-pool is pg's, not ours: found from where pg is (its exports map has no package.json, read beside it).
+const poolMain = createRequire(require.resolve('pg')).resolve('pg-pool')
+const PG_POOL = `pg-pool ${(JSON.parse(readFileSync(join(dirname(poolMain), 'package.json'), 'utf8')) as { version: string }).version}`
 const STATEMENT =
   'statement.ts submits to it — re-measure the statement path against pg.Query ' +
   '(ARCHITECTURE.md, "Made by hand, on purpose", row "statement path") or go back to pg.Query'
@@ -110,5 +116,35 @@ describe(`pg's private connection, written by statement.ts (${PG})`, () => {
       (client as unknown as { processID?: unknown }).processID,
       `${PG}: client.processID is no longer the backend key; pooler.ts compares it to tell a pooler`,
     ).toBe(rows[0]?.pid)
+  })
+})
+
+describe(`pg-pool's options, which pooler.ts changes once the pool is made (${PG_POOL})`, () => {
+  it('makes each new client from pool.options as it is then, so that a refused `options` is dropped for the next', async () => {
+    const configs: Array<pg.ClientConfig> = []
+    class Recorded extends pg.Client {
+      constructor(config: pg.ClientConfig) {
+        configs.push({ ...config })
+        super(config)
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: inject('postgres').url,
+      options: '-c statement_timeout=5000',
+      Client: Recorded,
+    })
+    try {
+      ;(await pool.connect()).release(true)
+      pool.options.options = undefined
+      ;(await pool.connect()).release(true)
+    } finally {
+      await pool.end()
+    }
+    expect(
+      configs.map((config) => config.options),
+      `${PG_POOL}: a new client is no longer made from pool.options as it is at that moment; pooler.ts's ` +
+        "retryConnect drops the `options` a pooler refused (PgBouncer's 'unsupported startup parameter') there, " +
+        'and every later connection would be refused again: drop it another way (a Client class of its own)',
+    ).toEqual(['-c statement_timeout=5000', undefined])
   })
 })
