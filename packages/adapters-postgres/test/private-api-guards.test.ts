@@ -123,7 +123,7 @@ describe(`pg-pool's options, which pooler.ts changes once the pool is made (${PG
   it('makes each new client from pool.options as it is then, so that a refused `options` is dropped for the next', async () => {
     const configs: Array<pg.ClientConfig> = []
     class Recorded extends pg.Client {
-      constructor(config: pg.ClientConfig) {
+      constructor(config: pg.ClientConfig = {}) {
         configs.push({ ...config })
         super(config)
       }
