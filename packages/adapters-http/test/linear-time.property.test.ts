@@ -18,6 +18,7 @@ import { readRefusedHead, requestLineVersion } from '../src/refused-head.js'
 import { MAX_BODY_BYTES } from '../src/read-json-body.js'
 import { requestFingerprint } from '../src/request-fingerprint.js'
 import { requestIdOf } from '../src/request-id.js'
+import { targetOf } from '../src/request-target.js'
 import { compileRoutes } from '../src/routes/dispatch.js'
 import { ROUTES } from '../src/routes/route-table.js'
 import { describeLinearTime, type Hostile, jsonBody, parsed, stringCases } from './support/linear-time.js'
@@ -220,6 +221,18 @@ const urls = stringCases(
   admitted,
   (url) =>
     Buffer.byteLength(url) <= 4096 ? { admitted: true, status: 404 } : { admitted: false, status: 400 },
+)
+
+// The path and query a log line and a span show of a target: origin-form, absolute-form, authority-form.
+const TARGETS: ReadonlyArray<readonly [string, (run: string) => string, (run: string) => object]> = [
+  ['/', (run) => `http://host${run}?q#f`, (run) => ({ path: run, query: 'q' })],
+  ['@', (run) => `${run}host:443`, () => ({ path: 'host:443', query: undefined })],
+  ['?', (run) => `/p${run}`, (run) => ({ path: '/p', query: run.slice(1) })],
+  ['#', (run) => `/p?q${run}`, () => ({ path: '/p', query: 'q' })],
+  [':', (run) => `x${run}`, (run) => ({ path: `x${run}`, query: undefined })],
+]
+const targets = TARGETS.flatMap(([unit, input, answer]) =>
+  stringCases("a request target's path and query", [unit], input, targetOf, (_, run) => answer(run)),
 )
 
 // The head of a request refused for its method, read without node's 16 KiB bound so that the long run is read.
@@ -434,6 +447,7 @@ const DECODERS: ReadonlyArray<readonly [string, ReadonlyArray<Hostile>]> = [
   ['idempotencyKeyOf (idempotency-key-header.ts)', idempotencyKeys],
   ['requestIdOf (request-id.ts)', requestIds],
   ['admitUrlLength (bound-url.ts)', urls],
+  ['targetOf (request-target.ts)', targets],
   ['isHostValue (header-lines.ts)', hosts],
   ['readRefusedHead and requestLineVersion (refused-head.ts)', refusedHeads],
   ['compileRoutes and decodePetId (dispatch.ts, codecs.ts)', paths],
