@@ -9,7 +9,7 @@ import { bearerKey } from '../src/authenticate.js'
 import { admitUrlLength } from '../src/bound-url.js'
 import { addressBucketOf, clientAddressFinder } from '../src/client-address.js'
 import { decodeListPetsQuery, decodePetId } from '../src/codecs.js'
-import { isHostValue } from '../src/header-lines.js'
+import { asksToUpgrade, isHostValue, sentMoreThanOnce } from '../src/header-lines.js'
 import { idempotencyKeyOf } from '../src/idempotency-key-header.js'
 import { MAX_JSON_DEPTH, outlineJson } from '../src/json-depth.js'
 import { memberIsSafeInteger } from '../src/integer-text.js'
@@ -213,6 +213,31 @@ const hosts = stringCases(
   isHostValue,
   (value) => HOST_VALUE.test(value),
 )
+
+// A head's lines as node hands them over (rawHeaders), one name a line, and the headers it joins.
+const headLines = (names: ReadonlyArray<string>) =>
+  ({ rawHeaders: names.flatMap((name) => [name, 'v']) }) as unknown as IncomingMessage
+const headerLines: ReadonlyArray<Hostile> = [
+  // Names as long as `host`, which sentMoreThanOnce compares: then one Host line, or two.
+  ...[['Hosx'], ['HOSX', 'x-a']].map((names) => ({
+    where: 'header lines before a Host sent once, then twice',
+    unit: `${names.join(',')},`,
+    call: (run: string) => {
+      const lines = run.split(',').filter((name) => name !== '')
+      const once = headLines([...lines, 'Host'])
+      const twice = headLines([...lines, 'Host', 'host'])
+      return () => [sentMoreThanOnce(once, 'host'), sentMoreThanOnce(twice, 'host')]
+    },
+    answer: () => [false, true],
+  })),
+  ...stringCases(
+    'a Connection header that may ask to upgrade',
+    ['upgrad', 'U', ' ,'],
+    (run) => `${run}upgrade`,
+    (connection) => asksToUpgrade({ headers: { connection, upgrade: 'h2c' } } as unknown as IncomingMessage),
+    () => true,
+  ),
+]
 
 const urls = stringCases(
   'a request target',
@@ -449,6 +474,7 @@ const DECODERS: ReadonlyArray<readonly [string, ReadonlyArray<Hostile>]> = [
   ['admitUrlLength (bound-url.ts)', urls],
   ['targetOf (request-target.ts)', targets],
   ['isHostValue (header-lines.ts)', hosts],
+  ['sentMoreThanOnce and asksToUpgrade (header-lines.ts)', headerLines],
   ['readRefusedHead and requestLineVersion (refused-head.ts)', refusedHeads],
   ['compileRoutes and decodePetId (dispatch.ts, codecs.ts)', paths],
   ['clientAddressFinder and addressBucketOf (client-address.ts)', clients],
