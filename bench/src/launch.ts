@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process'
 import { request } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { listensOn } from './listener-owner.js'
 import { readProcMemory } from './memory.js'
 
 /** A server process of the benchmark: the service or a baseline, listening and answering /healthz. */
@@ -50,13 +51,27 @@ const healthStatus = (url: string): Promise<number> =>
 /** How long after its first 200 a server's idle memory is read. */
 export const IDLE_MS = 500
 
+// A server that found its port taken (by another test's server, between freePort and its listen).
+class PortTaken extends Error {}
+
 /**
  * Starts a server on a free port of 127.0.0.1 with PORT and HOST set, and resolves once /healthz
- * answers 200 (polled every 2 ms, so the cold start is measured to within that) and `idleMs` more
- * have passed, when its idle memory is read.
+ * answers 200 (polled every 2 ms, so the cold start is measured to within that) from that server, and
+ * `idleMs` more have passed, when its idle memory is read. A port taken meanwhile by another process is
+ * given up for another, twice at most.
  */
 export const launch = async (spec: LaunchSpec, idleMs = 0): Promise<Launched> => {
-  const port = await freePort()
+  for (let tries = 1; ; tries++) {
+    try {
+      return await launchOn(await freePort(), spec, idleMs)
+    } catch (error) {
+      if (!(error instanceof PortTaken) || tries === 3) throw error
+    }
+  }
+}
+
+/** One try of `launch`, on `port` (exported for its test). */
+export const launchOn = async (port: number, spec: LaunchSpec, idleMs: number): Promise<Launched> => {
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
   // The service's log lines go to /dev/null: a log collector's cost is not the service's.
@@ -70,9 +85,12 @@ export const launch = async (spec: LaunchSpec, idleMs = 0): Promise<Launched> =>
   const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())))
   const giveUpAt = started + (spec.timeoutMs ?? 20_000)
   for (;;) {
-    if (exited || child.pid === undefined)
-      throw new Error(`${spec.name} exited before it answered /healthz:\n${stderr}`)
-    if ((await healthStatus(url)) === 200) break
+    if (exited || child.pid === undefined) {
+      const Failure = stderr.includes('EADDRINUSE') ? PortTaken : Error
+      throw new Failure(`${spec.name} exited before it answered /healthz:\n${stderr}`)
+    }
+    // A 200 from another process on the port (this one then exits with EADDRINUSE) is not this one's.
+    if ((await healthStatus(url)) === 200 && listensOn(child.pid, port)) break
     if (performance.now() > giveUpAt) {
       child.kill('SIGKILL')
       throw new Error(
