@@ -68,6 +68,22 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
     socket.on('error', () => socket.destroy())
     socket.setTimeout(CONNECT_ANSWER_MS, () => socket.destroy())
     // node's parser has let go of the connection: what the client still sends is read here.
-    answerAndClose(req, socket, handle, (s) => closeAfterLinger(s, { parserReads: false }))
+    afterAnswersUnderWay(socket as Connection, () =>
+      answerAndClose(req, socket, handle, (s) => closeAfterLinger(s, { parserReads: false })),
+    )
   })
+}
+
+// node's own: the answer under way on a connection (guard: private-api-guards.test.ts).
+type Connection = Socket & { _httpMessage?: ServerResponse | null }
+
+// Runs `answer` once the answers of the requests before a CONNECT pipelined behind them are written: node
+// hands it over while they still hold the socket, and a second answer assigned to it threw out of node's
+// parser (ERR_HTTP_SOCKET_ASSIGNED), which ended the process. node gives the socket to the next answer waiting
+// as one finishes, before that one's `close`. Once a connection closes after them, the CONNECT is not answered.
+const afterAnswersUnderWay = (socket: Connection, answer: () => void): void => {
+  if (socket.destroyed || !socket.writable) return
+  const under = socket._httpMessage
+  if (under === null || under === undefined) return answer()
+  under.once('close', () => afterAnswersUnderWay(socket, answer))
 }

@@ -420,6 +420,23 @@ describe('what a caller without a key, or a careless one, can make the service d
     },
   )
 
+  it('answers a CONNECT pipelined behind a request after that answer, and goes on serving', async () => {
+    // node hands the CONNECT over while the GET's answer still holds the socket: answering it there threw
+    // ERR_HTTP_SOCKET_ASSIGNED out of node's parser, and the process ended (found by bench/fuzz).
+    const answer = await raw(
+      held.served.port,
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n\r\n` +
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n',
+    )
+    expect([...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['200', '404'])
+    const connectAnswer = answer.slice(answer.lastIndexOf('HTTP/1.1 '))
+    expect(headOf(connectAnswer)).toContain('connection: close')
+    expect(bodyOf(connectAnswer)).toMatchObject({ code: 'not_found', status: 404 })
+    expect((await held.served.send({ path: '/v1/pets', headers: { Authorization: BEARER } })).status).toBe(
+      200,
+    )
+  })
+
   it.each([
     ['FOO /v1/pets', '', 401, 'unauthorized'],
     // The start of a method node knows: its parser stops at the space.
