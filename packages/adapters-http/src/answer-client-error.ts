@@ -41,7 +41,7 @@ export const answerClientError = (
       _httpMessage?: {
         headersSent?: boolean
         getHeader?: (name: string) => unknown
-        req?: { complete?: boolean }
+        req?: { complete?: boolean; method?: string }
       } | null
     }
   )._httpMessage
@@ -59,9 +59,13 @@ export const answerClientError = (
   const requestId = typeof given === 'string' ? given : randomUUID()
   const { body } = toErrorResponse({ _tag: 'MalformedRequest', reason })
   const json = JSON.stringify(body)
-  // An answer to HEAD has no body: a client would read one as the start of the next answer.
-  const head =
-    Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
+  // An answer to HEAD has no body: a client would read one as the start of the next answer. The app's own
+  // request says its method; else the refused bytes do, when they start the packet. The packet's first word
+  // is not the method of the app's request: a HEAD answered before it may start the packet, and its 400 then
+  // said Content-Length without the body (a client read a cut answer).
+  const head = own
+    ? answering.req?.method === 'HEAD'
+    : Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
   socket.end(
     `HTTP/1.1 ${body.status} Bad Request\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +

@@ -666,6 +666,29 @@ describe("requests node's parser refuses", () => {
   })
 })
 
+describe('a body that breaks the parser, behind a HEAD in the same packet', () => {
+  it("is answered 400 with its Error body whole: the answer is the POST's, not the HEAD's", async () => {
+    const { served } = await observedApp()
+    try {
+      const answer = await raw(
+        served.port,
+        'HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n' +
+          `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Type: application/json\r\n` +
+          'Transfer-Encoding: chunked\r\n\r\n2\r\n{}\n0\r\n\r\n',
+      )
+      // The 400 said Content-Length: 88 and sent no body (it looked for HEAD at the start of the packet), so a
+      // client read a cut answer (found by bench/fuzz).
+      const refusal = answer.slice(answer.indexOf('HTTP/1.1 400 '))
+      const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(refusal)?.[1])
+      const body = refusal.slice(refusal.indexOf('\r\n\r\n') + 4)
+      expect(Buffer.byteLength(body)).toBe(length)
+      expect(JSON.parse(body)).toMatchObject({ code: 'validation_failed', status: 400 })
+    } finally {
+      await served.close()
+    }
+  })
+})
+
 describe('a body that ends early, its client half-closed', () => {
   it("is logged and counted as the 400 that node's parser refusal made, with that answer's id, not as gone", async () => {
     const { logger, seen, served } = await observedApp()
