@@ -8,6 +8,7 @@ import { answerHttp2Preface } from './http2-preface.js'
 import { answerInTurn } from './later-refusals.js'
 import { closeAfterLinger, lingeringRefusal } from './linger.js'
 import { handRefusalToApp } from './refused-request.js'
+import { noteRequest } from './request-turns.js'
 
 /** What serves a request: an app's `callback()`, or whatever hands requests to it. */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
@@ -48,6 +49,8 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
   // 0 is no limit (read as each connection begins). 2,000 empty lines fit in 8 KB: a second Host,
   // Authorization or Content-Encoding behind them went unseen, and the request was served with the first.
   server.maxHeadersCount = 0
+  // Which connections handed a request over in this turn: bytes refused now may share its packet.
+  for (const event of ['request', 'checkContinue', 'checkExpectation']) server.on(event, noteRequest)
   const answerRefusal = (error: Error & { code?: string }, socket: Duplex) => {
     if (!handRefusalToApp(error, socket, handle)) answerClientError(error, socket)
   }

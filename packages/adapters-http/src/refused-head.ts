@@ -1,3 +1,5 @@
+import { METHODS } from 'node:http'
+
 /** The head of a request whose method node's parser does not know, read as node would have read it. */
 export type RefusedHead = {
   /** The method as sent: a token of RFC 9110 that node's parser does not know (`FOO`). */
@@ -127,3 +129,25 @@ export const isOtherVersion = (version: string | undefined): boolean =>
   isDigit(version.charCodeAt(7)) &&
   version !== 'HTTP/1.1' &&
   version !== 'HTTP/1.0'
+
+const KNOWN_METHODS: ReadonlySet<string> = new Set(METHODS)
+const MAX_TARGET = 4096
+
+/**
+ * The method and target of refused bytes' first line, as far as they read as such: a method node knows (else
+ * `_OTHER`, so that metrics keep their few labels) and a path of visible ASCII (else `/`). One pass.
+ */
+export const requestLineOf = (raw: unknown): { readonly method: string; readonly target: string } => {
+  if (!Buffer.isBuffer(raw)) return { method: '_OTHER', target: '/' }
+  const firstLine = raw
+    .subarray(0, Math.min(raw.length, MAX_TARGET + 64))
+    .toString('latin1')
+    .split('\r\n', 1)[0]!
+  const [method = '', target = ''] = firstLine.split(' ', 2)
+  let visible = target.startsWith('/') && target.length <= MAX_TARGET
+  for (let i = 0; visible && i < target.length; i++) {
+    const code = target.charCodeAt(i)
+    visible = code > 0x20 && code < 0x7f
+  }
+  return { method: KNOWN_METHODS.has(method) ? method : '_OTHER', target: visible ? target : '/' }
+}

@@ -1,13 +1,15 @@
-import { IncomingMessage, METHODS, type ServerResponse } from 'node:http'
+import { IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { refusalReason } from './answer-client-error.js'
 import { answerAndClose, closeAtOnce } from './answer-and-close.js'
 import { closeAfterLinger, droppedMeanwhile } from './linger.js'
+import { handedOverThisTurn } from './request-turns.js'
 import {
   isOtherVersion,
   MAX_HEAD_BYTES,
   readRefusedHead,
+  requestLineOf,
   requestLineVersion,
   type RefusedHead,
 } from './refused-head.js'
@@ -25,26 +27,7 @@ const sentMethods = new WeakMap<IncomingMessage, string>()
 /** The method as sent, where the request stands for one whose method node does not know; else undefined. */
 export const sentMethodOf = (req: IncomingMessage): string | undefined => sentMethods.get(req)
 
-const KNOWN_METHODS: ReadonlySet<string> = new Set(METHODS)
 const TIMEOUTS: ReadonlySet<string> = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ERR_HTTP_HEADERS_TIMEOUT'])
-const MAX_TARGET = 4096
-
-// The method and target of the refused bytes' first line, as far as they read as such: a method node knows
-// (else `_OTHER`, so that metrics keep their few labels) and a path of visible ASCII (else `/`). One pass.
-const requestLineOf = (raw: unknown): { readonly method: string; readonly target: string } => {
-  if (!Buffer.isBuffer(raw)) return { method: '_OTHER', target: '/' }
-  const firstLine = raw
-    .subarray(0, Math.min(raw.length, MAX_TARGET + 64))
-    .toString('latin1')
-    .split('\r\n', 1)[0]!
-  const [method = '', target = ''] = firstLine.split(' ', 2)
-  let visible = target.startsWith('/') && target.length <= MAX_TARGET
-  for (let i = 0; visible && i < target.length; i++) {
-    const code = target.charCodeAt(i)
-    visible = code > 0x20 && code < 0x7f
-  }
-  return { method: KNOWN_METHODS.has(method) ? method : '_OTHER', target: visible ? target : '/' }
-}
 
 // Sockets whose refused request the app answers: node's parser, left in its error, refuses every later chunk
 // too (a body that follows, say), and none of those must write over the app's answer.
@@ -182,7 +165,9 @@ export const handRefusalToApp = (
   handed.add(socket)
   const start = unknownMethodStart(error)
   if (start === undefined) {
-    refuse(socket, handle, error.rawPacket, error.code)
+    // The packet's first line is not the refused request's own behind a request handed over from the same
+    // packet (a head too large behind a HEAD was answered and logged as that HEAD, without a body): none then.
+    refuse(socket, handle, handedOverThisTurn(socket) ? undefined : error.rawPacket, error.code)
     return true
   }
   const timer = setTimeout(() => {

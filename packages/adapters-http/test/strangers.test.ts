@@ -666,6 +666,38 @@ describe("requests node's parser refuses", () => {
   })
 })
 
+describe('a head too large, in the packet of a HEAD answered before it', () => {
+  it('is answered 400 with its Error body, and logged as its own, not as that HEAD', async () => {
+    const { seen, served } = await observedApp()
+    try {
+      const pad = Array.from({ length: 2000 }, (_, i) => `X-Same: ${i}\r\n`).join('')
+      const answer = await raw(
+        served.port,
+        `HEAD /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n\r\n` +
+          `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${pad}\r\n`,
+      )
+      // The refused request stood for the packet's first line, the HEAD answered before it: its 400 said
+      // Content-Length: 115 and sent no body, and its line said HEAD /v1/store/orders (found by bench/fuzz).
+      expect([...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['501', '400'])
+      const refusal = answer.slice(answer.indexOf('HTTP/1.1 400 '))
+      const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(refusal)?.[1])
+      const body = refusal.slice(refusal.indexOf('\r\n\r\n') + 4)
+      expect(Buffer.byteLength(body)).toBe(length)
+      expect(JSON.parse(body)).toMatchObject({
+        code: 'validation_failed',
+        message: 'The request line and headers must be at most 16 KiB together.',
+      })
+      await expect.poll(() => seen.length).toBe(2)
+      expect(seen.map((r) => [r.method, r.status, r.path])).toEqual([
+        ['HEAD', 501, null],
+        ['_OTHER', 400, '/'],
+      ])
+    } finally {
+      await served.close()
+    }
+  })
+})
+
 describe('a body that breaks the parser, behind a HEAD in the same packet', () => {
   it("is answered 400 with its Error body whole: the answer is the POST's, not the HEAD's", async () => {
     const { served } = await observedApp()
