@@ -47,7 +47,8 @@ const bytesOf = (req: IncomingMessage): number => {
  * connection holds one answer in the making. node goes on reading a connection whatever its pipeline (its
  * parser reads the socket itself, and restarts reading after each request), so what waits is bounded: past
  * MAX_PIPELINED waiting requests on a connection, or MAX_PIPELINED_BYTES on all, the connection is closed. A
- * request that is not pipelined (its response has the connection) costs one field read.
+ * request that is not pipelined (its response has the connection) costs a field read and a lookup. A request
+ * that comes on a connection closing after an answer that said `Connection: close` is never served.
  */
 export const inOrder = (
   handle: Handler,
@@ -57,7 +58,17 @@ export const inOrder = (
   const waiting = new WeakMap<Socket, Line>()
   let held = 0
   return (req, res) => {
-    if (res.socket !== null) return handle(req, res)
+    const given = res.socket
+    if (given !== null) {
+      // node gives the connection at once to a request that comes when no answer holds it, also on a connection
+      // closing after an answer that said Connection: close (node ends its side, or cannot: a reset), whose
+      // parser still hands over what it has read: ahead of the requests that waited behind that answer, which
+      // node never gives the connection. Answered, it was out of turn, and its end failed node's check of the
+      // order of answers (ERR_INTERNAL_ASSERTION: the process ended). RFC 9112 section 9.6: no request after a
+      // close is processed.
+      if (given.writableEnded || (waiting.get(given)?.count ?? 0) > 0) return
+      return handle(req, res)
+    }
     const socket = req.socket
     if (socket.destroyed) return
     const bytes = bytesOf(req)

@@ -169,3 +169,73 @@ describe('inOrder, over all connections', () => {
     }
   })
 })
+
+// Serves inOrder on a plain server: /a says Connection: close and ends once /b has come (if asked), others at
+// once; the connection stays read after the close, as closeAfterLinger keeps it for a client still sending
+// (`end`), or as node leaves it after a reset, unended (`none`). Sends `first`, then /c once an answer came.
+const closingThenLate = async (
+  first: string,
+  { waitForB, afterClose }: { waitForB: boolean; afterClose: 'end' | 'none' },
+) => {
+  const served: Array<string> = []
+  let bArrived: () => void = () => {}
+  const b = waitForB ? new Promise<void>((resolve) => (bArrived = resolve)) : Promise.resolve()
+  const handle = inOrder((req, res) => {
+    served.push(req.url ?? '')
+    if (req.url !== '/a') return void res.end(`answer of ${req.url}`)
+    res.setHeader('Connection', 'close')
+    void b.then(() => res.end('answer of /a'))
+  })
+  const server = createServer(handle)
+  server.on('request', (req: { url?: string }) => {
+    if (req.url === '/b') bArrived()
+  })
+  server.on('connection', (socket: { destroySoon: () => void; end: () => void }) => {
+    socket.destroySoon = afterClose === 'end' ? () => socket.end() : () => {}
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  try {
+    const text = await new Promise<string>((resolve) => {
+      let answer = ''
+      const socket = connect(port, '127.0.0.1', () => socket.write(first))
+      socket.on('data', (chunk: Buffer) => {
+        const firstChunk = answer === ''
+        answer += chunk.toString('latin1')
+        if (firstChunk) socket.write('GET /c HTTP/1.1\r\nHost: x\r\n\r\n')
+      })
+      socket.on('error', () => {})
+      setTimeout(() => {
+        socket.destroy()
+        resolve(answer)
+      }, 300)
+    })
+    return { text, served }
+  } finally {
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+describe('inOrder, on a connection closing after an answer that said Connection: close', () => {
+  // node gave /c the connection at once, ahead of /b, which waited behind /a and never gets it: answering /c
+  // failed node's check of the order of answers (ERR_INTERNAL_ASSERTION out of resOnFinish, and the process
+  // ended; found by bench/fuzz, a client that reset the connection after its requests).
+  it('serves no request that comes after it, ahead of one that waited behind it', async () => {
+    const { text, served } = await closingThenLate(
+      'GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n',
+      { waitForB: true, afterClose: 'none' },
+    )
+    expect(text.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 '])
+    expect(served).toEqual(['/a'])
+  })
+
+  it('serves no request that comes after it at all (RFC 9112 section 9.6)', async () => {
+    const { text, served } = await closingThenLate('GET /a HTTP/1.1\r\nHost: x\r\n\r\n', {
+      waitForB: false,
+      afterClose: 'end',
+    })
+    expect(text.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 '])
+    expect(served).toEqual(['/a'])
+  })
+})
