@@ -61,12 +61,12 @@ export const inOrder = (
     const given = res.socket
     if (given !== null) {
       // node gives the connection at once to a request that comes when no answer holds it, also on a connection
-      // closing after an answer that said Connection: close (node ends its side, or cannot: a reset), whose
-      // parser still hands over what it has read: ahead of the requests that waited behind that answer, which
-      // node never gives the connection. Answered, it was out of turn, and its end failed node's check of the
-      // order of answers (ERR_INTERNAL_ASSERTION: the process ended). RFC 9112 section 9.6: no request after a
-      // close is processed.
-      if (given.writableEnded || (waiting.get(given)?.count ?? 0) > 0) return
+      // closing after an answer that said Connection: close (node ended its side), or one no longer writable (a
+      // reset, or destroyed meanwhile), whose parser still hands over what it has read: ahead of the requests
+      // that waited behind that answer, which node never gives the connection. Answered, it was out of turn, and
+      // its end failed node's check of the order of answers (ERR_INTERNAL_ASSERTION: the process ended). RFC
+      // 9112 section 9.6: no request after a close is processed; nor can any answer reach that client.
+      if (given.writable === false || (waiting.get(given)?.count ?? 0) > 0) return
       return handle(req, res)
     }
     const socket = req.socket
