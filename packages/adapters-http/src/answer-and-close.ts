@@ -1,10 +1,11 @@
 import { ServerResponse, type IncomingMessage } from 'node:http'
-import type { Socket } from 'node:net'
+import { Socket } from 'node:net'
 
 /** Ends a connection as soon as its answer is written: for a client too slow to be owed a lingering close. */
 export const closeAtOnce = (socket: Socket): void => {
   socket.end()
-  socket.destroySoon()
+  // node's own, not the lingering close answerEveryRequest puts on each connection.
+  Socket.prototype.destroySoon.call(socket)
 }
 
 /**

@@ -51,6 +51,13 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
   server.maxHeadersCount = 0
   // Which connections handed a request over in this turn: bytes refused now may share its packet.
   for (const event of ['request', 'checkContinue', 'checkExpectation']) server.on(event, noteRequest)
+  // node closes a connection whose answer said Connection: close with its destroySoon, at once once written: a
+  // client that had sent more behind it (a pipelined request) was reset, its next write failed (EPIPE), and it
+  // never read the answer. RFC 9112 section 9.6: close in stages, reading on (closeAfterLinger), as nginx's
+  // lingering_close; what it still sends is not served (inOrder).
+  server.on('connection', (socket: Socket) => {
+    socket.destroySoon = () => closeAfterLinger(socket, { parserReads: true })
+  })
   const answerRefusal = (error: Error & { code?: string }, socket: Duplex) => {
     if (!handRefusalToApp(error, socket, handle)) answerClientError(error, socket)
   }

@@ -290,3 +290,47 @@ describe('bytes node refused, while the answer they wait for is made', () => {
     15_000,
   )
 })
+
+describe('an answer that says Connection: close, with a request pipelined behind it', () => {
+  let served: ServedApp
+  beforeAll(async () => {
+    served = await serveApp(memoryApp().options)
+  })
+  afterAll(() => served.close())
+
+  // Sends `first`, answered with Connection: close, then, without having read (paused), a request in two
+  // writes 20 ms apart, as a pipelining client does; then reads: what came back, and the error it saw, if any.
+  const pipelineBehind = (first: string) =>
+    new Promise<{ text: string; error: string | undefined }>((resolve) => {
+      let text = ''
+      let error: string | undefined
+      const socket = connect(served.port, '127.0.0.1')
+      socket.pause()
+      socket.write(first)
+      setTimeout(() => socket.write('GET /v1/pets HTTP/1.1\r\n'), 100)
+      setTimeout(() => socket.write(`Host: x\r\nAuthorization: ${BEARER}\r\n\r\n`), 120)
+      setTimeout(() => socket.resume(), 200)
+      setTimeout(() => socket.end(), 300)
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+      socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message))
+      socket.on('close', () => resolve({ text, error }))
+    })
+
+  it.each([
+    [
+      'a 401 for a POST without a key, its body whole',
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n' +
+        '{"name":"Rex","categoryId":1}',
+    ],
+    ['a 400 for a request without Host', 'GET /v1/pets HTTP/1.1\r\n\r\n'],
+  ])('reaches the client: %s (the connection is read on after it, not reset)', async (_, first) => {
+    // The server closed the connection once the answer was written: the next request made its system reset the
+    // connection, the client's next write failed (EPIPE) and it never read the answer (bench/fuzz: 56 of 300
+    // tries of one case; 20 of 20 so). RFC 9112 section 9.6: a server closes in stages, reading on after it.
+    const { text, error } = await pipelineBehind(first)
+    expect(error).toBeUndefined()
+    expect([...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual([
+      first.includes('Host: x') ? '401' : '400',
+    ])
+  })
+})
