@@ -1,0 +1,97 @@
+// Two servers side by side under wrk (Debian's `wrk`), for the A/B labs: this package's ab-requests.mjs (two
+// builds of its dist) and apps/api's ab-bundles.mjs (two bundles of the service). Each round loads A then B,
+// or B then A in the next round, for each request kind; the report gives, per side and kind, the server's CPU
+// time per request (the figure a shared machine disturbs least) and wrk's requests per second: the median of
+// the rounds with their range, and B against A as the median of the rounds' own ratios.
+import { execFile } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** The value of `--name=value` among the arguments, else `fallback`. */
+export const option = (name, fallback) =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
+
+/** The body of each create. */
+export const BODY = '{"name":"Rex","categoryId":1}'
+
+/** The request kinds: a path, and the Lua script that makes wrk's requests, if any. */
+export const KINDS = {
+  'list 20': { path: '/v1/pets?limit=20', script: undefined },
+  create: {
+    path: '/v1/pets',
+    script: `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  },
+  // A walk's next pages: `after` differs on every request, so that no query's decoding is reused (the
+  // router keeps the last 256); past the 100 pets seeded a page is empty, and the query is most of the work.
+  pages: {
+    path: '/v1/pets?limit=20&after=0',
+    script:
+      'local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, "/v1/pets?limit=20&after=" .. n)\nend\n',
+  },
+}
+
+const wrk = (args) =>
+  new Promise((ok, fail) => execFile('wrk', args, (error, stdout) => (error ? fail(error) : ok(stdout))))
+
+// One load of `seconds` on a server ({ port, cpuUs }): its CPU µs per request and wrk's requests per second.
+const load = async (server, key, kind, seconds, connections) => {
+  const { path, script } = KINDS[kind]
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '-H', `Authorization: Bearer ${key}`]
+  if (script !== undefined) {
+    const file = join(tmpdir(), `wrk-ab-${process.pid}-${kind.replace(/\W/g, '')}.lua`)
+    writeFileSync(file, script)
+    args.push('-s', file)
+  }
+  const before = await server.cpuUs()
+  const out = await wrk([...args, `http://127.0.0.1:${server.port}${path}`])
+  const after = await server.cpuUs()
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1])
+  if (/Non-2xx or 3xx responses/.test(out) || !(requests > 0)) throw new Error(`wrk: ${out}`)
+  return { cpu: (after - before) / requests, rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]) }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+const range = (xs, digits) =>
+  `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`
+
+/**
+ * Loads `servers.A` and `servers.B` (each `{ port, cpuUs(): Promise<number> | number, stop() }`, serving the
+ * memory store with `key` and seeded pets) in alternating rounds, then stops them and prints the report.
+ * Options from the arguments: --rounds=6, --seconds=4 per load, --connections=16, --kinds (all of `kinds`).
+ */
+export const compareSides = async ({ labels, servers, key, kinds = Object.keys(KINDS) }) => {
+  const rounds = Number(option('rounds', 6))
+  const seconds = Number(option('seconds', 4))
+  const connections = Number(option('connections', 16))
+  const chosen = option('kinds', kinds.join(',')).split(',')
+  const runs = {}
+  for (const kind of chosen) {
+    runs[kind] = { A: [], B: [] }
+    for (const side of ['A', 'B']) await load(servers[side], key, kind, 1, connections) // warm-up
+  }
+  for (let round = 0; round < rounds; round++)
+    for (const kind of chosen)
+      for (const side of round % 2 === 0 ? ['A', 'B'] : ['B', 'A'])
+        runs[kind][side].push(await load(servers[side], key, kind, seconds, connections))
+  for (const server of Object.values(servers)) server.stop()
+
+  console.log(`A: ${labels.A}\nB: ${labels.B}`)
+  console.log(
+    `${rounds} rounds of ${seconds} s per side and kind, wrk -t1 -c${connections}, node ${process.version}`,
+  )
+  const cpu = (r) => r.cpu
+  const rps = (r) => r.rps
+  for (const [kind, { A, B }] of Object.entries(runs)) {
+    console.log(`\n${kind}`)
+    console.log(
+      `  server CPU µs/request  A ${range(A.map(cpu), 1)}  B ${range(B.map(cpu), 1)}  ` +
+        `B/A ×${median(A.map((a, i) => B[i].cpu / a.cpu)).toFixed(3)}`,
+    )
+    console.log(
+      `  requests/s             A ${range(A.map(rps), 0)}  B ${range(B.map(rps), 0)}  ` +
+        `B/A ×${median(A.map((a, i) => B[i].rps / a.rps)).toFixed(3)}`,
+    )
+    console.log(`  B/A CPU per round: ${A.map((a, i) => (B[i].cpu / a.cpu).toFixed(3)).join(' ')}`)
+  }
+}
