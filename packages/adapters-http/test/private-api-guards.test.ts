@@ -39,6 +39,20 @@ const refusedTwiceOr2s = async (count: () => number): Promise<void> => {
     await new Promise((resolve) => setTimeout(resolve, 10))
 }
 
+// Serves two GETs pipelined in one packet on `server`, waits for both 200s, and closes it.
+const twoPipelinedGets = async (server: Server): Promise<void> => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () =>
+    socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(2)),
+  )
+  socket.on('error', () => {})
+  let text = ''
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString()))
+  await expect.poll(() => (text.match(/HTTP\/1\.1 200/g) ?? []).length).toBe(2)
+  socket.destroy()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+}
+
 describe(`Koa's private handleRequest, which lean-koa.ts overrides (${KOA})`, () => {
   it('is a method of Koa.prototype taking the context and the composed middleware', () => {
     expect(
@@ -256,23 +270,7 @@ describe(`node's pipelining, which pipelined-in-order.ts leans on (${NODE})`, ()
           answer()
         })
     })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () =>
-      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(2)),
-    )
-    socket.on('error', () => {})
-    let text = ''
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString()))
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if ((text.match(/HTTP\/1\.1 200/g) ?? []).length === 2) {
-          clearInterval(poll)
-          resolve()
-        }
-      }, 5)
-    })
-    socket.destroy()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await twoPipelinedGets(server)
     expect(seen[0]?.socketAtRequest, `${NODE}: a request's response no longer has its socket; ${HINT}`).toBe(
       true,
     )
@@ -404,16 +402,7 @@ describe(`node's hand-over of a connection between pipelined answers, which late
       if (res.socket !== null) answer()
       else res.once('socket', answer)
     })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () =>
-      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(2)),
-    )
-    socket.on('error', () => {})
-    let text = ''
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString()))
-    await expect.poll(() => (text.match(/HTTP\/1\.1 200/g) ?? []).length).toBe(2)
-    socket.destroy()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await twoPipelinedGets(server)
     expect(
       heldAtClose === answers[1],
       `${NODE}: at the 'close' of an answer, socket._httpMessage is no longer the pipelined answer after it ` +
