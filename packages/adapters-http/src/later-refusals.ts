@@ -60,6 +60,14 @@ export const answerInTurn = (error: Refusal, stream: Duplex, answer: (refusal: R
   }
   const socket = stream as Connection
   const under = socket._httpMessage
+  // Bytes after a request that said Connection: close (llhttp refuses them): its client may send none (RFC 9112
+  // section 9.6), and that request's own answer closes the connection. They are dropped, and the requests before
+  // them, that one included, answered in turn: closing after the answer under way, the one that said close was
+  // never run, or was, as the store was slow or fast.
+  if (error.code === 'HPE_CLOSED_CONNECTION' && under !== null && under !== undefined) {
+    droppedMeanwhile(error, stream)
+    return true
+  }
   if (
     error.code === 'ECONNRESET' ||
     !socket.writable ||
