@@ -615,6 +615,12 @@ describe('a client that goes away', () => {
   })
 })
 
+// A keyed creation of Rex as raw bytes, with `headers` (each ending in CRLF) before its length.
+const CREATE_BODY = '{"name":"Rex","categoryId":1}'
+const creation = (headers = '') =>
+  `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Type: application/json\r\n` +
+  `${headers}Content-Length: ${CREATE_BODY.length}\r\n\r\n${CREATE_BODY}`
+
 // An app whose log lines and observed requests a test reads.
 const observedApp = async () => {
   const logger = recordingLogger()
@@ -899,12 +905,9 @@ describe('a request answered whole, then bytes node refuses on its connection', 
   it('neither runs nor answers a creation pipelined between the request under way and bytes that are no request', async () => {
     const { served, seen } = await slowApp()
     try {
-      const body = '{"name":"Rex","categoryId":1}'
       const answer = await exchange(
         served.port,
-        LIST +
-          `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Type: application/json\r\n` +
-          `Content-Length: ${body.length}\r\n\r\n${body}`,
+        LIST + creation(),
         'GET /v1/pets HTTP/1.1\r\nHost x\r\n\r\n',
         0,
       )
@@ -924,12 +927,9 @@ describe('a request answered whole, then bytes node refuses on its connection', 
     // bench/fuzz as an answer missing on PostgreSQL, 40 tries of 40).
     const { served, seen } = await slowApp()
     try {
-      const body = '{"name":"Rex","categoryId":1}'
       const answer = await exchange(
         served.port,
-        LIST +
-          `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Type: application/json\r\n` +
-          `Connection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        LIST + creation('Connection: close\r\n'),
         `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\n\r\n`,
         0,
       )
@@ -950,11 +950,9 @@ describe('a request answered whole, then bytes node refuses on its connection', 
   it('answers a method node does not know, pipelined behind a creation, as its own: 201, then 405', async () => {
     const { served, seen } = await slowApp()
     try {
-      const body = '{"name":"Rex","categoryId":1}'
       const answer = await exchange(
         served.port,
-        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Type: application/json\r\n` +
-          `Content-Length: ${body.length}\r\n\r\n${body}`,
+        creation(),
         `FOO /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nX-Request-Id: foo\r\n\r\n`,
         0,
       )
@@ -974,7 +972,7 @@ describe('a request answered whole, then bytes node refuses on its connection', 
 describe('a request that asks to upgrade (Connection: upgrade, and an Upgrade), with requests pipelined behind it', () => {
   const held = memoryAppServedForAll()
   const answersIn = (text: string) => text.match(/HTTP\/1\.1 \d{3} /g) ?? []
-  const next = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{"name":"Rex","categoryId":1}`
+  const next = creation()
 
   it.each([
     ['Connection: Upgrade\r\nUpgrade: websocket\r\n', `Authorization: ${BEARER}\r\n`, 200],
