@@ -81,17 +81,10 @@ export const answerInTurn = (error: Refusal, stream: Duplex, answer: (refusal: R
   const parts: Waiting = first === undefined ? { parts: [], size: 0 } : { parts: [first], size: first.length }
   waitingTurn.set(stream, parts)
   // What cannot be answered yet says Connection: close on the answer under way, if it still can; node then
-  // closes the connection with its destroySoon (guard: private-api-guards.test.ts), which would reset it under
-  // the feet of a client still sending those bytes: it closes after them instead.
-  if (!isReadable(refusal, first)) {
-    if (!under.headersSent) under.shouldKeepAlive = false
-    socket.destroySoon = () => closeAfterLinger(socket, { parserReads: true })
-  }
+  // closes the connection with its destroySoon, a lingering close on every connection (answerEveryRequest), so
+  // that a client still sending those bytes reads the answer.
+  if (!isReadable(refusal, first) && !under.headersSent) under.shouldKeepAlive = false
   const next = () => {
-    if (socket.destroyed || !socket.writable) return
-    const current = socket._httpMessage
-    // node gives the connection to the next answer waiting as one finishes, before that one's `close`.
-    if (current !== null && current !== undefined) return void current.once('close', next)
     const bytes = parts.parts.length > 1 ? Buffer.concat(parts.parts, parts.size) : first
     // From now on the connection's refusals are the answer's own to read (refused-request.ts).
     waitingTurn.delete(stream)
@@ -99,6 +92,18 @@ export const answerInTurn = (error: Refusal, stream: Duplex, answer: (refusal: R
     refusal.rawPacket = bytes
     answer(refusal)
   }
-  under.once('close', next)
+  afterAnswersUnderWay(socket, next)
   return true
+}
+
+/**
+ * Runs `run` once no answer holds the connection: node gives it to the next answer waiting as one finishes,
+ * before that one's `close` (guard: private-api-guards.test.ts), so each `close` looks again. Never, once the
+ * connection can no longer be written (it closed after them).
+ */
+export const afterAnswersUnderWay = (socket: Connection, run: () => void): void => {
+  if (socket.destroyed || !socket.writable) return
+  const under = socket._httpMessage
+  if (under === null || under === undefined) return run()
+  under.once('close', () => afterAnswersUnderWay(socket, run))
 }

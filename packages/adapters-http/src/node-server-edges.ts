@@ -5,7 +5,7 @@ import { answerClientError } from './answer-client-error.js'
 import { answerAndClose } from './answer-and-close.js'
 import { withoutEarlyContinue } from './continue-on-read.js'
 import { answerHttp2Preface } from './http2-preface.js'
-import { answerInTurn } from './later-refusals.js'
+import { afterAnswersUnderWay, answerInTurn } from './later-refusals.js'
 import { closeAfterLinger, lingeringRefusal } from './linger.js'
 import { handRefusalToApp } from './refused-request.js'
 import { noteRequest } from './request-turns.js'
@@ -77,23 +77,11 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
     // Node took its own listeners off the socket as it handed it over: an error must not end the process.
     socket.on('error', () => socket.destroy())
     socket.setTimeout(CONNECT_ANSWER_MS, () => socket.destroy())
-    // node's parser has let go of the connection: what the client still sends is read here.
-    afterAnswersUnderWay(socket as Connection, () =>
+    // node's parser has let go of the connection: what the client still sends is read here. Answered after
+    // the answers of the requests before it: node hands it over while they still hold the socket, and a second
+    // answer assigned to it threw out of node's parser (ERR_HTTP_SOCKET_ASSIGNED), which ended the process.
+    afterAnswersUnderWay(socket, () =>
       answerAndClose(req, socket, handle, (s) => closeAfterLinger(s, { parserReads: false })),
     )
   })
-}
-
-// node's own: the answer under way on a connection (guard: private-api-guards.test.ts).
-type Connection = Socket & { _httpMessage?: ServerResponse | null }
-
-// Runs `answer` once the answers of the requests before a CONNECT pipelined behind them are written: node
-// hands it over while they still hold the socket, and a second answer assigned to it threw out of node's
-// parser (ERR_HTTP_SOCKET_ASSIGNED), which ended the process. node gives the socket to the next answer waiting
-// as one finishes, before that one's `close`. Once a connection closes after them, the CONNECT is not answered.
-const afterAnswersUnderWay = (socket: Connection, answer: () => void): void => {
-  if (socket.destroyed || !socket.writable) return
-  const under = socket._httpMessage
-  if (under === null || under === undefined) return answer()
-  under.once('close', () => afterAnswersUnderWay(socket, answer))
 }
