@@ -1,5 +1,6 @@
 import { openFreshDatabase, type FreshDatabase } from '@pets/adapters-postgres/testing'
 import { afterEach, describe, expect, inject, it } from 'vitest'
+import { expectOneCreation } from './support/one-creation.js'
 import { startTestService, type ChildService } from './support/test-service.js'
 
 const post = (url: string, body: string, key: string) =>
@@ -39,15 +40,7 @@ describe('Idempotency-Key across two service processes on one PostgreSQL databas
       const answers = await Promise.all(
         Array.from({ length: 50 }, (_, i) => post(i % 2 ? b.url : a.url, body, 'once')),
       )
-      const { rows } = await database.pool.query<{ id: string }>('SELECT id FROM pets')
-      expect(rows).toHaveLength(1)
-      const id = Number(rows[0]!.id)
-      for (const answer of answers) {
-        expect([201, 409]).toContain(answer.status)
-        const json = (await answer.json()) as { id?: number; code?: string }
-        if (answer.status === 201) expect(json.id).toBe(id)
-        else expect(json.code).toBe('idempotency_key_in_use')
-      }
+      const id = await expectOneCreation(database.pool, answers)
       // Whichever process a retry reaches, it gets the same pet; another body, 422.
       for (const url of [a.url, b.url]) {
         const again = await post(url, ' {"categoryId":1, "name":"Rex"}', 'once')

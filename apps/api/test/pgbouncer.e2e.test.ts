@@ -5,6 +5,7 @@ import { request } from 'node:http'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { startLoad, type Sent } from './support/load.js'
+import { expectOneCreation } from './support/one-creation.js'
 import { usePgBouncer } from './support/pgbouncer.js'
 import { MAIN, rememberSecret, startTestService, type ChildService } from './support/test-service.js'
 import { startTcpProxy } from './support/tcp-proxy.js'
@@ -121,15 +122,7 @@ describe('several instances through PgBouncer in transaction mode', () => {
         body: JSON.stringify({ name, categoryId: 1 }),
       })
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => once(i % 2 ? b!.url : a!.url)))
-    const { rows } = await database.pool.query<{ id: string }>('SELECT id FROM pets')
-    expect(rows).toHaveLength(1)
-    const id = Number(rows[0]!.id)
-    for (const answer of answers) {
-      expect([201, 409]).toContain(answer.status)
-      const json = (await answer.json()) as { id?: number; code?: string }
-      if (answer.status === 201) expect(json.id).toBe(id)
-      else expect(json.code).toBe('idempotency_key_in_use')
-    }
+    const id = await expectOneCreation(database.pool, answers)
     for (const url of [a!.url, b!.url]) {
       const again = await once(url)
       expect(again.status).toBe(201)
