@@ -59,6 +59,33 @@ const floorViolation = (pkg, file, spec) => {
   return undefined
 }
 
+// Folders that stand apart inside a package: a file in one imports its own folder, the files listed and,
+// by name, only the packages listed (node's own modules are always allowed).
+const confined = {
+  'packages/adapters-http': {
+    connection: {
+      files: ['problems.ts'],
+      packages: [],
+      why: "node:http's edges sit beneath Koa: they import node, their own folder and problems.ts (Error bodies) only",
+    },
+    body: {
+      files: ['problems.ts', 'header-lines.ts', 'connection/continue-on-read.ts'],
+      packages: ['@pets/domain', 'fp-ts', 'koa'],
+      why: 'the body reader knows no route and no app: its folder, problems.ts, header-lines.ts, continue-on-read.ts',
+    },
+  },
+}
+
+const confinementViolation = (pkg, file, spec) => {
+  const src = join(root, pkg, 'src')
+  const folder = relative(src, file).split('/')[0]
+  const rule = confined[pkg]?.[folder]
+  if (rule === undefined || typeof rule !== 'object') return undefined
+  if (!spec.startsWith('.')) return rule.packages.includes(packageName(spec)) ? undefined : rule.why
+  const target = relative(src, resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+  return target.startsWith(`${folder}/`) || rule.files.includes(target) ? undefined : rule.why
+}
+
 const packageName = (spec) =>
   spec
     .split('/')
@@ -91,6 +118,8 @@ for (const { dir, manifest } of workspaces) {
           violations.push(`${where}: '${spec}' reaches outside its package; import the package by name`)
         const floor = floorViolation(relative(root, dir), file, spec)
         if (floor !== undefined) violations.push(`${where}: '${spec}': ${floor}`)
+        const apart = confinementViolation(relative(root, dir), file, spec)
+        if (apart !== undefined) violations.push(`${where}: '${spec}': ${apart}`)
         if (layer === 'wire' && spec.includes('api-key-secret'))
           violations.push(
             `${where}: '${spec}': the api-key-secret entry stays out of the wire's other modules`,
@@ -106,6 +135,8 @@ for (const { dir, manifest } of workspaces) {
           )
         continue
       }
+      const apart = confinementViolation(relative(root, dir), file, spec)
+      if (apart !== undefined) violations.push(`${where}: '${spec}': ${apart}`)
       const verdict = rules[layer](spec, file)
       if (verdict !== true) violations.push(`${where}: '${spec}': ${verdict}`)
       else if (!declared.has(packageName(spec)) && packageName(spec) !== manifest.name)

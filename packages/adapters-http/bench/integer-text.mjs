@@ -48,7 +48,7 @@ const POSTS = Number(
 const serve = () => serveMemoryApp({ dist: new URL('../dist', import.meta.url).pathname, key: KEY })
 
 const checkNs = async (body) => {
-  const { memberIsSafeInteger } = await import('../dist/integer-text.js')
+  const { memberIsSafeInteger } = await import('../dist/body/integer-text.js')
   const runs = []
   for (let run = 0; run < 7; run++) {
     const n = 2_000_000

@@ -1,11 +1,16 @@
-export { answerClientError } from './answer-client-error.js'
+export { answerClientError } from './connection/answer-client-error.js'
 export {
   answerEveryRequest,
   APP_ANSWERS_EVERY_REQUEST,
   CONNECT_ANSWER_MS,
   type RequestHandler,
-} from './node-server-edges.js'
-export { inOrder, MAX_PIPELINED, MAX_PIPELINED_BYTES, type InOrderOptions } from './pipelined-in-order.js'
+} from './connection/node-server-edges.js'
+export {
+  inOrder,
+  MAX_PIPELINED,
+  MAX_PIPELINED_BYTES,
+  type InOrderOptions,
+} from './connection/pipelined-in-order.js'
 export { bearerKey } from './authenticate.js'
 export { MAX_URL_BYTES } from './bound-url.js'
 export { decodeListPetsQuery, decodePetId, ListPetsQuery, PetIdParam } from './codecs.js'
@@ -57,8 +62,8 @@ export {
   type TokenBucketOptions,
   type TokenBucketRateLimiter,
 } from './rate-limiter.js'
-export { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from './read-json-body.js'
-export { MAX_JSON_DEPTH } from './json-depth.js'
+export { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from './body/read-json-body.js'
+export { MAX_JSON_DEPTH } from './body/json-depth.js'
 export { canonicalJson, requestFingerprint } from './request-fingerprint.js'
 export { requestIdOf } from './request-id.js'
 export {

@@ -13,7 +13,7 @@ import {
 import type { IncomingMessage } from 'node:http'
 import { knownMethodOf } from './known-methods.js'
 import type { HttpContext } from './request-state.js'
-import { sentMethodOf } from './refused-request.js'
+import { sentMethodOf } from './connection/refused-request.js'
 import { shortened, targetOf } from './request-target.js'
 
 /** The ids of a sampled request's span: in each of its log lines, so a log search finds its trace and back. */

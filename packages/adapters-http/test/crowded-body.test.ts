@@ -2,7 +2,7 @@ import { decodeNewPet, UNKNOWN_NAMED } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MAX_MEMBERS } from '../src/repeated-member.js'
+import { MAX_MEMBERS } from '../src/body/repeated-member.js'
 import { errorBodyOf, memoryAppServedForAll } from './support/memory-app.js'
 import { watching } from './support/watch-calls.js'
 

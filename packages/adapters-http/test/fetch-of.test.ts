@@ -2,7 +2,7 @@ import { createMemoryPetRepository } from '@pets/adapters-memory'
 import { listPets, type Pet } from '@pets/domain'
 import { describe, expect, it } from 'vitest'
 import { createHttpApp, inOrder } from '../src/index.js'
-import { LINGER_BYTES } from '../src/linger.js'
+import { LINGER_BYTES } from '../src/connection/linger.js'
 import { fetchOf } from '../src/testing/index.js'
 import { appOptions, KEY, recordingLogger } from './serve.js'
 

@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_URL_BYTES } from '../src/index.js'
-import { MAX_JSON_DEPTH } from '../src/json-depth.js'
+import { MAX_JSON_DEPTH } from '../src/body/json-depth.js'
 import { BEARER, errorBodyOf, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 import { watching } from './support/watch-calls.js'
 

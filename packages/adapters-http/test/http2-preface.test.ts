@@ -1,7 +1,7 @@
 import { connect as connectHttp2, constants } from 'node:http2'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LINGER_MS } from '../src/linger.js'
+import { LINGER_MS } from '../src/connection/linger.js'
 import type { ObservedRequest } from '../src/index.js'
 import { BEARER, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 

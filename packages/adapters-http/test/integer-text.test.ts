@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { memberIsSafeInteger } from '../src/integer-text.js'
-import { MAX_JSON_DEPTH, outlineJson } from '../src/json-depth.js'
+import { memberIsSafeInteger } from '../src/body/integer-text.js'
+import { MAX_JSON_DEPTH, outlineJson } from '../src/body/json-depth.js'
 import { charactersRead } from './support/watch-calls.js'
 
 const MAX = BigInt(Number.MAX_SAFE_INTEGER)

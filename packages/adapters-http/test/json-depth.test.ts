@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { outlineJson } from '../src/json-depth.js'
-import { endOfString } from '../src/json-text.js'
+import { outlineJson } from '../src/body/json-depth.js'
+import { endOfString } from '../src/body/json-text.js'
 
 // The oracle: how deep a parsed value nests (a scalar 0, an empty array or object 1).
 const depthOf = (value: unknown): number => {

@@ -2,7 +2,7 @@ import type { Authenticator } from '@pets/domain'
 import { IncomingMessage, ServerResponse, request } from 'node:http'
 import { Socket, connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LINGER_BYTES, LINGER_MS } from '../src/linger.js'
+import { LINGER_BYTES, LINGER_MS } from '../src/connection/linger.js'
 import { createHttpApp } from '../src/index.js'
 import { BEARER, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 

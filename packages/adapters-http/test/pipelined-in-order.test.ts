@@ -3,7 +3,7 @@ import { createServer } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHttpApp, inOrder, MAX_PIPELINED } from '../src/index.js'
-import { WAITING_REQUEST_BYTES } from '../src/pipelined-in-order.js'
+import { WAITING_REQUEST_BYTES } from '../src/connection/pipelined-in-order.js'
 import { BEARER, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 
 // Writes `count` GETs on one connection at once, reads everything until it closes or goes quiet.

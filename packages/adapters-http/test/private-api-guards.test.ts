@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { connect, createServer as createNetServer, Socket, type AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { LeanKoa } from '../src/lean-koa.js'
-import { readRefusedHead } from '../src/refused-head.js'
+import { readRefusedHead } from '../src/connection/refused-head.js'
 
 // Guards of what the adapter's hand-made pieces assume of Koa and node beyond their documented
 // APIs (ARCHITECTURE.md, "Made by hand, on purpose"): each fails naming the version that broke it.

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { expect } from 'vitest'
-import { MAX_BODY_BYTES } from '../src/read-json-body.js'
-import { repeatedMember } from '../src/repeated-member.js'
+import { MAX_BODY_BYTES } from '../src/body/read-json-body.js'
+import { repeatedMember } from '../src/body/repeated-member.js'
 import { describeLinearTime, type Hostile, jsonBody, parsed, stringCases } from './support/linear-time.js'
 
 // How many times `unit` stands in `run`.

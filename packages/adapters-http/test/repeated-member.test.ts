@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, outlineJson } from '../src/json-depth.js'
-import { repeatedMember } from '../src/repeated-member.js'
+import { MAX_JSON_DEPTH, outlineJson } from '../src/body/json-depth.js'
+import { repeatedMember } from '../src/body/repeated-member.js'
 import { charactersRead } from './support/watch-calls.js'
 
 describe('repeatedMember', () => {

@@ -7,7 +7,8 @@ import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { setTimeout } from 'node:timers'
 
-const module = process.env.IN_ORDER ?? '../../../../packages/adapters-http/dist/pipelined-in-order.js'
+const module =
+  process.env.IN_ORDER ?? '../../../../packages/adapters-http/dist/connection/pipelined-in-order.js'
 const { inOrder } = await import(new URL(module, import.meta.url).href)
 const [conns, slowMs, holdMs] = [
   process.env.CONNS ?? 1000,

@@ -1,7 +1,7 @@
 import { GET_PET_SUNSET, invalidInput, MAX_ID, type PetId } from '@pets/domain'
 import { ErrorBody, ERRORS, schemaRef, type JsonSchema } from '@pets/wire'
 import { toErrorResponse, type ErrorResponse, type Problem } from '../problems.js'
-import { MAX_BODY_BYTES } from '../read-json-body.js'
+import { MAX_BODY_BYTES } from '../body/read-json-body.js'
 import type { OwnProblem } from '../routes/route-problems.js'
 import { commonHeaderRefs, PROBLEM_HEADERS, type HeaderObject, type HeaderRef } from './headers.js'
 

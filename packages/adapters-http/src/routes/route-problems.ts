@@ -1,6 +1,6 @@
 import { invalidInput, MAX_ID } from '@pets/domain'
 import { MAX_URL_BYTES } from '../bound-url.js'
-import { MAX_JSON_DEPTH } from '../json-depth.js'
+import { MAX_JSON_DEPTH } from '../body/json-depth.js'
 import type { Problem } from '../problems.js'
 
 /** A problem of one operation as its OpenAPI document shows it: when it comes, and an answer of it, named. */

@@ -4,7 +4,7 @@ import { HEADERS, IdempotencyKeyHeader, NewPetBody, PetBody, PetsBody } from '@p
 import { ListPetsQuery, PetIdParam } from '../codecs.js'
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency-key-header.js'
 import type { Problem } from '../problems.js'
-import { MAX_BODY_BYTES } from '../read-json-body.js'
+import { MAX_BODY_BYTES } from '../body/read-json-body.js'
 import {
   INVALID_NEW_PET,
   INVALID_PET_ID,

@@ -4,7 +4,7 @@ import type { Context } from 'koa'
 import { IncomingMessage } from 'node:http'
 import { Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { MAX_BODY_BYTES, readJsonBody } from '../../src/read-json-body.js'
+import { MAX_BODY_BYTES, readJsonBody } from '../../src/body/read-json-body.js'
 
 // A run of RUN characters is timed against one GROWTH times as long (32 KiB: a body with it stays
 // within 64 KiB). Linear code takes about GROWTH times as long, quadratic code GROWTH² (64) times:

@@ -1,13 +1,13 @@
 import { shownFieldName, type Issue } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Context } from 'koa'
-import { continueToBody } from './continue-on-read.js'
+import { continueToBody } from '../connection/continue-on-read.js'
 import { prototypeKeyIn } from './prototype-keys.js'
-import { sentMoreThanOnce } from './header-lines.js'
+import { sentMoreThanOnce } from '../header-lines.js'
 import { MAX_JSON_DEPTH, outlineJson } from './json-depth.js'
 import { MAX_MEMBERS, repeatedMember } from './repeated-member.js'
 import { readBodyBytes } from './read-body-bytes.js'
-import type { MalformedRequest, NotImplemented, PayloadTooLarge, UnsupportedMediaType } from './problems.js'
+import type { MalformedRequest, NotImplemented, PayloadTooLarge, UnsupportedMediaType } from '../problems.js'
 
 /** CONTRACT: a request body may be at most 64 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Duplex } from 'node:stream'
-import { toErrorResponse } from './problems.js'
+import { toErrorResponse } from '../problems.js'
 
 // A Map, as every lookup by a name that came with an error: no inherited name passes.
 const REASONS: ReadonlyMap<string, string> = new Map([
