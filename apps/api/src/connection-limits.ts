@@ -2,7 +2,7 @@ import { inOrder, MAX_PIPELINED, MAX_PIPELINED_BYTES } from '@pets/adapters-http
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { AppConfig } from './config.js'
-import type { Logger } from './logger.js'
+import type { Logger } from './log/logger.js'
 
 // At most one line about refused connections this often, with how many were refused meanwhile.
 const DROP_LINE_EVERY_MS = 1_000

@@ -14,7 +14,7 @@ import { AUTH_FAILURE_LIMIT_DEFAULT, defaultPublicBaseUrl, type AppConfig } from
 import { buildContainer, resolve, type ContainerOverrides } from './container.js'
 import { startIdempotencyCleanup } from './idempotency-cleanup.js'
 import { createLifecycle, type Lifecycle } from './lifecycle.js'
-import { createLogger, httpLoggerOf, type Logger } from './logger.js'
+import { createLogger, httpLoggerOf, type Logger } from './log/logger.js'
 import { createServiceMetrics, type ServiceMetrics, type ServiceMetricsOptions } from './service-metrics.js'
 import { sharedCheck } from './shared-check.js'
 import { openStorage } from './storage/open-storage.js'

@@ -1,7 +1,7 @@
 import type { StoreUnavailable } from '@pets/domain'
 import * as E from 'fp-ts/lib/Either.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
-import type { Logger } from './logger.js'
+import type { Logger } from './log/logger.js'
 
 /** The periodic removal of expired idempotency records, and the way to stop it. */
 export type IdempotencyCleanup = {

@@ -1,4 +1,4 @@
-import { exitAfterFlush, type Logger } from './logger.js'
+import { exitAfterFlush, type Logger } from './log/logger.js'
 
 /** Where the service is in its life: serving, or draining once shutdown has begun. */
 export type Lifecycle = {

@@ -4,7 +4,7 @@ import { StandardOutputError, standardOutput, type Output } from './commands/sta
 import { KEYS_USAGE, OPENAPI_USAGE, UsageError } from './commands/usage.js'
 import { loadConfig, namesOwnHost, type AppConfig } from './config.js'
 import { printGeneratedKey } from './generated-key.js'
-import { createLogger, exitAfterFlush, exitOnUncaughtErrors, flushLogs, type Logger } from './logger.js'
+import { createLogger, exitAfterFlush, exitOnUncaughtErrors, flushLogs, type Logger } from './log/logger.js'
 import { applyV8Flags } from './node-flags.js'
 import {
   operationalFailure,
@@ -12,7 +12,7 @@ import {
   type FailureContext,
   type OperationalFailure,
 } from './operational-failure.js'
-import { runPrimary } from './run-primary.js'
+import { runPrimary } from './cluster/run-primary.js'
 import { serve } from './serve.js'
 import { apiVersion } from './version.js'
 

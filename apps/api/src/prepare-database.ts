@@ -14,7 +14,7 @@ import { UsageError } from './commands/usage.js'
 import { withDatabase } from './commands/with-database.js'
 import type { AppConfig } from './config.js'
 import { refusesSession } from './operational-failure.js'
-import type { Logger } from './logger.js'
+import type { Logger } from './log/logger.js'
 import { requireActiveKey } from './require-active-key.js'
 
 // MIGRATE_ON_START=false: a schema behind the code would answer 500s while /readyz said 200, so the service

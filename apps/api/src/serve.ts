@@ -1,13 +1,13 @@
 import cluster from 'node:cluster'
 import type { AppConfig } from './config.js'
 import type { LateCheck } from './prepare-database.js'
-import { clusterMetricsPage } from './cluster-metrics.js'
+import { clusterMetricsPage } from './cluster/cluster-metrics.js'
 import { createService } from './create-service.js'
 import { stopBeforeReady, exitStopped, logEcho, withoutEchoes } from './lifecycle.js'
-import { exitAfterFlush, type Logger } from './logger.js'
+import { exitAfterFlush, type Logger } from './log/logger.js'
 import { startServer, type RunningServer } from './start-server.js'
 import type { Tracing } from './tracing/start-tracing.js'
-import { answerPings } from './worker-watchdog.js'
+import { answerPings } from './cluster/worker-watchdog.js'
 
 /**
  * Runs the service in this process until a signal stops it: alone (`single`, preparing the database itself)

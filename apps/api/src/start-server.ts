@@ -18,7 +18,7 @@ import {
   pipelinesInOrder,
 } from './connection-limits.js'
 import { STORAGE_CLOSE_MS } from './lifecycle.js'
-import { createLogger } from './logger.js'
+import { createLogger } from './log/logger.js'
 import { idleConnectionCloser } from './idle-connections.js'
 import { within } from './within.js'
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, Summary } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { clusterTotals, type MetricJson } from '../src/cluster-totals.js'
+import { clusterTotals, type MetricJson } from '../src/cluster/cluster-totals.js'
 
 // A worker's answer, as the primary receives it: its registry as JSON, through IPC's serialization.
 const answer = async (registry: Registry): Promise<ReadonlyArray<MetricJson>> =>

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events'
 import type { Server } from 'node:http'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { capConnections, stalledAfterMs } from '../src/connection-limits.js'
-import type { Logger } from '../src/logger.js'
+import type { Logger } from '../src/log/logger.js'
 
 afterEach(() => vi.useRealTimers())
 

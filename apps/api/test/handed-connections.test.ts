@@ -1,7 +1,7 @@
 import type { Worker } from 'node:cluster'
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { handedConnections } from '../src/handed-connections.js'
+import { handedConnections } from '../src/cluster/handed-connections.js'
 
 // A worker as the primary's cluster sees it: its process sends over IPC, hears node's internal messages, and
 // stays connected until its channel ends (after every message the worker sent before it died).

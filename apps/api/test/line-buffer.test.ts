@@ -13,9 +13,9 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { LineBuffer } from '../src/line-buffer.js'
-import { ATOMIC_WRITE_BYTES, lineChunkEnd, logWriteBytes } from '../src/line-chunks.js'
-import { droppedLinesLine, MAX_WAITING_BYTES } from '../src/line-notices.js'
+import { LineBuffer } from '../src/log/line-buffer.js'
+import { ATOMIC_WRITE_BYTES, lineChunkEnd, logWriteBytes } from '../src/log/line-chunks.js'
+import { droppedLinesLine, MAX_WAITING_BYTES } from '../src/log/line-notices.js'
 
 // What LineBuffer writes to fd 2 lands here instead; every other write goes through. The sizes of the
 // asynchronous writes are noted by fd.

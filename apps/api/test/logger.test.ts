@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
 import { describe, expect, it, vi } from 'vitest'
-import { createLogger, flushLogs, LOG_BUFFER_BYTES } from '../src/logger.js'
+import { createLogger, flushLogs, LOG_BUFFER_BYTES } from '../src/log/logger.js'
 import { memoryLog } from './support/memory-log.js'
 
 describe('the service logger', () => {

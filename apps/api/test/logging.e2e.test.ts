@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { LOG_FLUSH_INTERVAL_MS } from '../src/logger.js'
+import { LOG_FLUSH_INTERVAL_MS } from '../src/log/logger.js'
 import { startLoad, type Sent } from './support/load.js'
 import { MAIN, startTestService, type ChildService } from './support/test-service.js'
 
 const KEY = 'logging-e2e-key-5b81d2'
-const LOGGER = new URL('../dist/logger.js', import.meta.url).href
+const LOGGER = new URL('../dist/log/logger.js', import.meta.url).href
 
 // Preloaded into the service with NODE_OPTIONS: says at exit whether pino-pretty was ever loaded
 // (a CommonJS package lands in require.cache however it is loaded, by require or by import), and

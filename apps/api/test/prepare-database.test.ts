@@ -4,7 +4,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, inject, it } from 'vitest'
 import { UsageError } from '../src/commands/usage.js'
 import { loadConfig } from '../src/config.js'
-import { createLogger } from '../src/logger.js'
+import { createLogger } from '../src/log/logger.js'
 import { prepareDatabase } from '../src/prepare-database.js'
 import { memoryLog } from './support/memory-log.js'
 

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url'
 import { pino } from 'pino'
 import { AggregatorRegistry, Counter, Histogram, Registry } from 'prom-client'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { LineBuffer } from '../src/line-buffer.js'
-import { requestLineWriter } from '../src/request-line.js'
+import { LineBuffer } from '../src/log/line-buffer.js'
+import { requestLineWriter } from '../src/log/request-line.js'
 import { tallyCounter, tallyHistogram } from '../src/request-metrics.js'
 
 // Guards of what the service's hand-made pieces assume of pino, sonic-boom, prom-client and node beyond

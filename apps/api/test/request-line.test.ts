@@ -4,8 +4,8 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { LineBuffer } from '../src/line-buffer.js'
-import { createLogger, httpLoggerOf } from '../src/logger.js'
+import { LineBuffer } from '../src/log/line-buffer.js'
+import { createLogger, httpLoggerOf } from '../src/log/logger.js'
 
 const nullable = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null })
 const hex = (length: number) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { restartBackoff } from '../src/run-primary.js'
+import { restartBackoff } from '../src/cluster/run-primary.js'
 
 describe('the back-off of replacing dead workers', () => {
   it('replaces at once a worker that ran a while', () => {

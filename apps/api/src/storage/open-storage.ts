@@ -2,7 +2,7 @@ import { createMemoryStorage } from '@pets/adapters-memory'
 import type { Storage } from '@pets/domain'
 import type { AppConfig } from '../config.js'
 import { environmentKeys } from '../environment-keys.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../log/logger.js'
 import type { PoolStats } from '../service-metrics.js'
 
 /** A storage, opened for the configuration, with what the service reads of it besides its ports. */

@@ -1,7 +1,7 @@
 import { createPostgresStorage } from '@pets/adapters-postgres'
 import type { TrustedApiKey } from '@pets/domain'
 import type { StorageConfig } from '../config.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../log/logger.js'
 import type { OpenedStorage } from './open-storage.js'
 
 /**

@@ -1,5 +1,5 @@
 import { diag, DiagLogLevel } from '@opentelemetry/api'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../log/logger.js'
 
 /** The SDK's own complaints (an export that failed, spans dropped) are logged at most this often. */
 export const DIAGNOSTICS_EVERY_MS = 60_000

@@ -1,10 +1,10 @@
 import cluster, { type Worker } from 'node:cluster'
 import { serveClusterMetrics } from './cluster-metrics.js'
-import type { AppConfig } from './config.js'
+import type { AppConfig } from '../config.js'
 import { handedConnections } from './handed-connections.js'
-import type { LateCheck } from './prepare-database.js'
-import { exitStopped, logEcho, STORAGE_CLOSE_MS, stopBeforeReady, withoutEchoes } from './lifecycle.js'
-import { exitAfterFlush, type Logger } from './logger.js'
+import type { LateCheck } from '../prepare-database.js'
+import { exitStopped, logEcho, STORAGE_CLOSE_MS, stopBeforeReady, withoutEchoes } from '../lifecycle.js'
+import { exitAfterFlush, type Logger } from '../log/logger.js'
 import { watchWorkers } from './worker-watchdog.js'
 
 // A worker that dies sooner than this after it was started counts as failing to start: the next
@@ -53,7 +53,7 @@ export const runPrimary = async (
   process.on('SIGTERM', early).on('SIGINT', early)
   const lateCheck: LateCheck =
     config.storage.kind === 'postgres'
-      ? await (await import('./prepare-database.js')).prepareDatabase(config, logger, stopped.signal)
+      ? await (await import('../prepare-database.js')).prepareDatabase(config, logger, stopped.signal)
       : {}
   if (stopped.signal.aborted) return new Promise<never>(() => {})
   process.off('SIGTERM', early).off('SIGINT', early)

@@ -2,7 +2,7 @@ import type { MetricsPage } from '@pets/adapters-http'
 import cluster, { type Worker } from 'node:cluster'
 import type { Registry } from 'prom-client'
 import { clusterTotals, type MetricJson } from './cluster-totals.js'
-import { sharedAnswer } from './shared-check.js'
+import { sharedAnswer } from '../shared-check.js'
 
 const REQUEST = 'animal-store:metrics-request'
 const RESPONSE = 'animal-store:metrics-response'
