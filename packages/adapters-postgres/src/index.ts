@@ -59,7 +59,15 @@ export {
   type MigrationLog,
 } from './migrate-to-latest.js'
 export { migrations } from './migrations/index.js'
-export { API_KEYS_CHANNEL } from './stores/api-key-cache.js'
+export {
+  API_KEYS_CHANNEL,
+  API_KEYS_HEARD_CHANNEL,
+  HEARD_QUESTION,
+  keyListenerName,
+  keyListenerPids,
+  listenForKeyChangesHeard,
+  type KeyChangesHeard,
+} from './stores/key-changes-heard.js'
 export { isKeyId } from './stores/api-key-records.js'
 export {
   createPostgresApiKeyStore,

@@ -15,6 +15,7 @@ import { brokenConnectionLines, listenLines } from './connection-lines.js'
 import { outageLines, type StorageLog } from './storage-log.js'
 import { createPostgresApiKeyStore, type PostgresApiKeyStore } from './stores/postgres-api-key-store.js'
 import { createPostgresApiKeyUsageLog } from './stores/postgres-api-key-usage-log.js'
+import { keyListenerName } from './stores/key-changes-heard.js'
 import { LastUsedNotWrittenError } from './stores/last-used-writer.js'
 import { createPostgresIdempotentPetCreations } from './stores/postgres-idempotent-pet-creations.js'
 import { createPostgresPetRepository } from './stores/postgres-pet-repository.js'
@@ -123,7 +124,7 @@ export const createPostgresStorage = (options: PostgresStorageOptions): Postgres
     listen: {
       connectionString: sessionUrl,
       connectionStringName: sessionName,
-      applicationName: `${applicationName}-api-keys`,
+      applicationName: keyListenerName(applicationName),
     },
     onError: onKeyStoreError,
     onListening: listening.up,

@@ -15,6 +15,7 @@ import { environmentKeys } from '../environment-keys.js'
 import { alignColumns } from './columns.js'
 import { StandardOutputError, type Output } from './standard-output.js'
 import { usageTable } from './usage-table.js'
+import { listenForRevocationHeard } from './revocation-heard.js'
 import { KEYS_USAGE, UsageError } from './usage.js'
 import { withDatabase } from './with-database.js'
 
@@ -112,7 +113,8 @@ const confirmShown = async (store: ApiKeyStore, { id, name }: ApiKeyRecord, { wr
 export const keysCommand = (config: AppConfig, args: ReadonlyArray<string>, output: Output) => {
   const { print } = output
   const asked = parseKeysArgs(args)
-  return withDatabase(config, `keys ${asked.action}`, async ({ db }) => {
+  return withDatabase(config, `keys ${asked.action}`, async (database) => {
+    const { db } = database
     // As the service refuses it: a key's name could not be kept as given.
     await requireUtf8Database(db)
     const store = createPostgresApiKeyStore(db)
@@ -142,12 +144,19 @@ export const keysCommand = (config: AppConfig, args: ReadonlyArray<string>, outp
         )
       }
       case 'revoke': {
-        const revoked = await unwrap(store.revoke(asked.id))
-        if (O.isSome(revoked))
-          return print(
-            `Revoked key ${revoked.value.id} (${revoked.value.name}); each instance refuses it once it hears of ` +
-              'the revocation (milliseconds).',
-          )
+        const heard = await listenForRevocationHeard(config, database)
+        const revoked = await unwrap(store.revoke(asked.id)).catch(async (error: unknown) => {
+          await heard.close()
+          throw error
+        })
+        const report = O.isSome(revoked) ? await heard.report(revoked.value) : undefined
+        await heard.close()
+        if (report !== undefined) {
+          print(report.line)
+          if (report.warning === undefined) return
+          await output.written()
+          return void process.stderr.write(`animal-store: keys revoke: ${report.warning}\n`)
+        }
         // Revoking twice is no failure of an operator's script: the key is refused either way.
         const known = (await unwrap(store.list())).find((record) => record.id === asked.id)
         if (known === undefined)

@@ -17,6 +17,17 @@ export const isBrokenConnection = (error: unknown): boolean => {
 export const destroySocket = (client: pg.ClientBase): void =>
   (client as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy()
 
+/**
+ * Ends a client, destroying its socket if the goodbye is not answered within `ms`: on a silent path (a frozen
+ * host, an expired NAT entry) `end()` alone would wait forever.
+ */
+export const endWithin = (client: pg.Client, ms: number): Promise<void> => {
+  const ended = client.end().catch(() => {})
+  const force = setTimeout(() => destroySocket(client), ms)
+  void ended.then(() => clearTimeout(force))
+  return ended
+}
+
 /** The error of a query that the server did not answer in time; its connection is destroyed. */
 export class QueryReadTimeoutError extends Error {
   override readonly name = 'QueryReadTimeoutError'

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type pg from 'pg'
-import { destroySocket } from './broken-connections.js'
+import { endWithin } from './broken-connections.js'
 import { connectionConfig } from './connection-config.js'
 import { BACKEND_PID, startupKeyIsNotTheServers } from './pooler.js'
 import { asError } from './as-error.js'
@@ -35,8 +35,11 @@ export type ListenHooks = {
   readonly notifyElsewhere: (channel: string, payload: string) => Promise<void>
   /** Runs once LISTEN holds and is proved; the connection is up only when it resolves. */
   readonly ready: () => Promise<void>
-  /** A notification on `channel` arrived; `drop` ends this connection (and connects again) if what it triggers fails. */
-  readonly notified: (drop: (error: Error) => void) => void
+  /**
+   * A notification on `channel` arrived, with its payload and this connection's backend pid; `drop` ends this
+   * connection (and connects again) if what it triggers fails.
+   */
+  readonly notified: (drop: (error: Error) => void, heard: { payload: string; listenerPid: number }) => void
   readonly up: () => void
   readonly down: () => void
   readonly onError: (error: Error) => void
@@ -52,15 +55,6 @@ export type ChangeListener = {
 /** LISTEN through this connection does not hear what other sessions NOTIFY; connecting again will not help. */
 export class ListenUnheardError extends Error {
   override readonly name = 'ListenUnheardError'
-}
-
-// Ends a client, destroying its socket if the goodbye is not answered within `ms`: on a silent path (a frozen
-// host, an expired NAT entry) `end()` alone would wait forever.
-const endWithin = (client: pg.Client, ms: number): Promise<void> => {
-  const ended = client.end().catch(() => {})
-  const force = setTimeout(() => destroySocket(client), ms)
-  void ended.then(() => clearTimeout(force))
-  return ended
 }
 
 /**
@@ -100,7 +94,8 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
   // ran it, for other clients to inherit. Found as the pool finds a pooler (pooler.ts).
   const refuseAPooler = async (client: pg.Client) => {
     const { rows } = await client.query<{ pid: number }>(BACKEND_PID)
-    if (startupKeyIsNotTheServers(client, rows[0]?.pid))
+    const pid = rows[0]?.pid
+    if (pid === undefined || startupKeyIsNotTheServers(client, pid))
       throw new ListenUnheardError(
         'The LISTEN connection (listen.connectionString) goes through a transaction pooler (PgBouncer in ' +
           'transaction mode?): its backend pid is not the one the startup gave. LISTEN there never hears ' +
@@ -108,6 +103,7 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
           'Set it to a direct connection to the same database (DATABASE_DIRECT_URL). ' +
           'Until then every API key is looked up in the database.',
       )
+    return pid
   }
 
   const prove = async (client: pg.Client) => {
@@ -159,13 +155,14 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
     current = client
     client.on('error', (error) => void lost(client, error))
     client.on('end', () => void lost(client, new Error('The LISTEN connection for API keys ended')))
-    client.on('notification', (message) => {
-      if (client === current && message.channel === hooks.channel)
-        hooks.notified((error) => void lost(client, error))
+    let listenerPid = 0
+    client.on('notification', ({ channel, payload = '' }) => {
+      if (client === current && channel === hooks.channel)
+        hooks.notified((error) => void lost(client, error), { payload, listenerPid })
     })
     try {
       await client.connect()
-      await refuseAPooler(client)
+      listenerPid = await refuseAPooler(client)
       await client.query(`LISTEN ${hooks.channel}`)
       await prove(client)
       if (client !== current) return

@@ -2,9 +2,7 @@ import type { ApiKeyId, ApiKeyOwner } from '@pets/domain'
 import { sql, type Kysely } from 'kysely'
 import { createApiKeyIndex, type ActiveApiKey } from './api-key-index.js'
 import { asError, createChangeListener, type Database, type ListenOptions } from '../runner/index.js'
-
-/** The channel that migration 2026-11-22-0005 notifies on every change of `api_keys`. */
-export const API_KEYS_CHANNEL = 'api_keys_changed'
+import { answerHeard, API_KEYS_CHANNEL, HEARD_QUESTION } from './key-changes-heard.js'
 
 /** The active keys of this process in memory, kept current by LISTEN/NOTIFY. */
 export type ApiKeyCache = {
@@ -85,7 +83,12 @@ export const createApiKeyCache = (
       await requireTrigger()
       await reload()
     },
-    notified: (drop) => void reload().catch((error: unknown) => drop(asError(error))),
+    notified: (drop, { payload, listenerPid }) => {
+      // A question (`keys revoke`'s), no change: every change before it was heard, and unserved since.
+      if (payload.startsWith(HEARD_QUESTION))
+        return void answerHeard(db, payload.slice(HEARD_QUESTION.length), listenerPid)
+      void reload().catch((error: unknown) => drop(asError(error)))
+    },
     up: () => {
       listening = true
       onListening?.()

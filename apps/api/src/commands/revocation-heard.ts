@@ -1,0 +1,68 @@
+import {
+  keyListenerName,
+  keyListenerPids,
+  listenForKeyChangesHeard,
+  type PostgresDatabase,
+} from '@pets/adapters-postgres'
+import type { ApiKeyRecord } from '@pets/domain'
+import type { AppConfig } from '../config.js'
+
+/** How long `keys revoke` waits for each instance listening for key changes to say that it heard. */
+export const HEARD_WITHIN_MS = 5000
+
+// The service's key store LISTENs under this name (createPostgresStorage's default application name).
+const LISTENERS = keyListenerName('animal-store')
+
+/** What `keys revoke` says of a revocation: a line for standard output, and perhaps one for standard error. */
+export type HeardReport = { readonly line: string; readonly warning?: string | undefined }
+
+/**
+ * LISTENs for the instances' answers, through the command's session (DATABASE_DIRECT_URL, else DATABASE_URL),
+ * and notes which instances listen for key changes now; then, once the key is revoked, asks them whether they
+ * heard (adapters-postgres: `listenForKeyChangesHeard`).
+ */
+export const listenForRevocationHeard = async (config: AppConfig, { db }: PostgresDatabase) => {
+  if (config.storage.kind !== 'postgres') throw new Error('keys revoke works on PostgreSQL only')
+  const { directUrl, url, connectionTimeoutMs } = config.storage
+  const listening = await listenForKeyChangesHeard(db, {
+    connectionString: directUrl ?? url,
+    connectionStringName: directUrl === undefined ? 'DATABASE_URL' : 'DATABASE_DIRECT_URL',
+    applicationName: 'animal-store keys revoke',
+    timeoutMs: connectionTimeoutMs,
+  })
+  const pids = await keyListenerPids(db, LISTENERS)
+  return {
+    /** Asks the instances listening when it started, waits HEARD_WITHIN_MS at most, and says who heard. */
+    report: async ({ id, name }: ApiKeyRecord): Promise<HeardReport> => {
+      const revoked = `Revoked key ${id} (${name})`
+      const cannot = listening.notListening()
+      if (cannot !== undefined)
+        return {
+          line: `${revoked}; each instance refuses it once it hears of the revocation (milliseconds).`,
+          warning: `cannot hear which instances heard it: ${cannot.message}`,
+        }
+      if (pids.length === 0)
+        return {
+          line:
+            `${revoked}; no instance listens for key changes (${LISTENERS}) now, so each one running looks ` +
+            'keys up in PostgreSQL and refuses it.',
+        }
+      const since = performance.now()
+      const heard = await listening.ask(pids, HEARD_WITHIN_MS)
+      const ms = Math.ceil(performance.now() - since)
+      if (heard.size === pids.length)
+        return {
+          line: `${revoked}; refused by every instance: the ${pids.length} listening for key changes heard it within ${ms} ms.`,
+        }
+      const silent = pids.filter((pid) => !heard.has(pid))
+      return {
+        line: `${revoked}; ${heard.size} of the ${pids.length} instances listening for key changes heard it within ${ms} ms.`,
+        warning:
+          `no word within ${HEARD_WITHIN_MS} ms from the LISTEN connection${silent.length > 1 ? 's' : ''} with backend pid ` +
+          `${silent.join(', ')} (an instance of an earlier release, one stopped or too busy to answer, or one whose ` +
+          'connection died silently, which asks PostgreSQL instead within about 10 s)',
+      }
+    },
+    close: listening.close,
+  }
+}

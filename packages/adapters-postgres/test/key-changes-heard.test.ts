@@ -1,0 +1,104 @@
+import type { ApiKeyName } from '@pets/domain'
+import { run } from '@pets/domain/testing'
+import * as O from 'fp-ts/lib/Option.js'
+import { randomBytes } from 'node:crypto'
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  createPostgresApiKeyStore,
+  keyListenerName,
+  keyListenerPids,
+  listenForKeyChangesHeard,
+  type KeyChangesHeard,
+  type ListenOptions,
+  type PostgresApiKeyStore,
+} from '../src/index.js'
+import type { FreshDatabase } from '../src/testing/index.js'
+import { startSilentProxy } from './support/silent-proxy.js'
+import { useFreshDatabases } from './support/use-fresh-databases.js'
+
+const name = (s: string) => s as ApiKeyName
+
+// `keys revoke` waits for the word of each key store listening: once a store has said it heard of a change, it
+// answers nothing from its index in memory until it has read the keys again, so a revoked key is refused there.
+describe('key stores say that they heard of a change of a key', () => {
+  const { open, track } = useFreshDatabases()
+  const closing: Array<{ close: () => Promise<void> }> = []
+  afterEach(async () => {
+    await Promise.all(closing.splice(0).map((c) => c.close()))
+  })
+
+  /** Key stores that listen under one application name of the test's own, as one deployment's instances do. */
+  const deployment = (fresh: FreshDatabase) => {
+    const applicationName = keyListenerName(`heard-test-${randomBytes(4).toString('hex')}`)
+    const store = async (listen: Partial<ListenOptions> = {}): Promise<PostgresApiKeyStore> => {
+      const made = createPostgresApiKeyStore(fresh.db, {
+        listen: { connectionString: fresh.url, applicationName, ...listen },
+      })
+      closing.push(made)
+      await made.start()
+      return made
+    }
+    return { store, pids: () => keyListenerPids(fresh.db, applicationName) }
+  }
+  const hearing = async (
+    fresh: FreshDatabase,
+    listen: Partial<ListenOptions> = {},
+  ): Promise<KeyChangesHeard> => {
+    const heard = await listenForKeyChangesHeard(fresh.db, { connectionString: fresh.url, ...listen })
+    closing.push(heard)
+    return heard
+  }
+
+  it('hears each listening store answer by the pid of its LISTEN connection, and by then a key revoked before is refused there', async () => {
+    const fresh = await open()
+    const { store, pids } = deployment(fresh)
+    const [a, b] = [await store(), await store()]
+    const listeners = await pids()
+    expect(listeners).toHaveLength(2)
+    const heard = await hearing(fresh)
+    expect(heard.notListening()).toBeUndefined()
+    // Ten times over: the first request after the answers is refused, never one served from the index.
+    for (let i = 0; i < 10; i++) {
+      const issued = await run(a.issue(name(`k${i}`)))
+      // A key issued is served by every store that answered since, as a revoked one is refused.
+      expect(await heard.ask(listeners, 5000)).toEqual(new Set(listeners))
+      expect(await run(a.authenticate(issued.key))).not.toEqual(O.none)
+      expect(await run(b.authenticate(issued.key))).not.toEqual(O.none)
+      await run(b.revoke(issued.record.id))
+      expect(await heard.ask(listeners, 5000)).toEqual(new Set(listeners))
+      expect(await run(a.authenticate(issued.key)), `round ${i}`).toEqual(O.none)
+      expect(await run(b.authenticate(issued.key)), `round ${i}`).toEqual(O.none)
+    }
+  })
+
+  it('names only the stores that said so within the time: a store whose LISTEN path went silent is left out', async () => {
+    const fresh = await open()
+    const target = new URL(fresh.url)
+    const proxy = await startSilentProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    track(proxy)
+    const { store, pids } = deployment(fresh)
+    const speaking = await store()
+    const [speakingPid] = await pids()
+    await store({ connectionString: proxy.through(fresh.url), reconnectMinMs: 60_000 })
+    const listeners = await pids()
+    expect(listeners).toHaveLength(2)
+    const heard = await hearing(fresh)
+    const { record } = await run(speaking.issue(name('silenced')))
+    proxy.silence()
+    await run(speaking.revoke(record.id))
+    const since = performance.now()
+    expect(await heard.ask(listeners, 600)).toEqual(new Set([speakingPid]))
+    expect(performance.now() - since).toBeGreaterThanOrEqual(550)
+    // A pid that is no store's: never heard, once the time is up.
+    expect(await heard.ask([speakingPid!, 1], 100)).toEqual(new Set([speakingPid]))
+  })
+
+  it('says why it cannot hear when its own LISTEN connection cannot be made', async () => {
+    const fresh = await open()
+    const heard = await hearing(fresh, {
+      connectionString: 'postgres://postgres@127.0.0.1:1/postgres',
+      reconnectMinMs: 60_000,
+    })
+    expect(heard.notListening()).toMatchObject({ code: 'ECONNREFUSED' })
+  })
+})
