@@ -9,7 +9,7 @@ import type { PetsRouterOptions } from './create-pets-router.js'
 import { admitWithinRateLimit } from './limit-rate.js'
 import type { Problem } from './problems.js'
 import { withRequestSpan, type FollowsTraceOf } from './request-span.js'
-import type { HttpContext } from './request-state.js'
+import { pathOf, type HttpContext } from './request-state.js'
 import { sendProblem } from './respond.js'
 import { compileRoutes } from './routes/dispatch.js'
 import { headersOfEveryAnswer, petRoutes, type RouteHandler } from './routes/pet-routes.js'
@@ -109,7 +109,7 @@ export const preparePetsApi = (options: PetsRouterOptions): PetsApi => {
       if (E.isLeft(found)) return sendProblem(ctx, found.left)
       const owner = found.right
       ctx.state.apiKey = owner
-      const matched = match(ctx.path)
+      const matched = match(pathOf(ctx) ?? '')
       const endpoint = matched?.route.methods.get(ctx.method)
       // Once authenticated, every answer of a deprecated operation says so, its 429 and 400s included.
       const headers = endpoint === undefined ? undefined : alwaysSent.get(endpoint.operationId)

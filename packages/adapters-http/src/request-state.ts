@@ -1,6 +1,7 @@
 import type { Context } from '@opentelemetry/api'
 import type { ApiKeyOwner, StoreUnavailable } from '@pets/domain'
 import type { Middleware, ParameterizedContext } from 'koa'
+import { routedTarget } from './request-target.js'
 
 /** What the HTTP adapter records about a request in Koa's `ctx.state`, as it goes. */
 export type RequestState = {
@@ -26,14 +27,24 @@ export type HttpContext = ParameterizedContext<RequestState>
 
 export type HttpMiddleware = Middleware<RequestState>
 
+// A path Koa's `ctx.path` and `ctx.querystring` read as node's url.parse would not: one that does not begin `//`.
+const isPlainPath = (url: string): boolean => url.charCodeAt(0) === 0x2f && url.charCodeAt(1) !== 0x2f
+
 /**
- * The path of a request's target: null for a CONNECT's authority form (`host:port`), which has none;
- * undefined for a target that node's url.parse (under Koa's `ctx.path`) refuses, such as `http://[%]/`.
+ * The path of a request's target: null for one without a path to route (a CONNECT's `host:443`); undefined
+ * for a target that is no URL, such as `http://[%]/` or `http://a:b/`. A plain path as Koa reads it; any other
+ * target as routedTarget reads it, never through node's url.parse (under Koa's), which printed a DEP0170
+ * warning on standard error for `http://a:b/` and read its path as `/:b/`.
  */
 export const pathOf = (ctx: HttpContext): string | null | undefined => {
+  if (!isPlainPath(ctx.url)) return routedTarget(ctx.url)?.path
   try {
     return ctx.path as string | null
   } catch {
     return undefined
   }
 }
+
+/** The query of a request's target (what follows its `?`, without a fragment), read as pathOf reads its path. */
+export const queryOf = (ctx: HttpContext): string =>
+  isPlainPath(ctx.url) ? ctx.querystring : (routedTarget(ctx.url)?.query ?? '')

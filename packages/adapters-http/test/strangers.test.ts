@@ -301,7 +301,7 @@ describe('what a caller without a key, or a careless one, can make the service d
     expect(one).toMatch(/^HTTP\/1\.1 200 /)
   })
 
-  it.each(['http://[%]/v1/pets', 'http://[%]/healthz'])(
+  it.each(['http://[%]/v1/pets', 'http://[%]/healthz', 'http://a:b/v1/pets', 'http://x:8o/healthz'])(
     'answers a target that is no URL (%s) 400 with an Error body, not a 500',
     async (target) => {
       const answer = await raw(
@@ -317,6 +317,22 @@ describe('what a caller without a key, or a careless one, can make the service d
       })
     },
   )
+
+  it.each([
+    ['http://x/v1/pets?limit=abc', 400],
+    ['HTTP://user:pw@x:8080/v1/pets?limit=abc#f', 400],
+    ['http://[::1]/v1/pets?limit=abc', 400],
+    ['http://x/v1/pets?limit=1', 200],
+    // An origin-form path that begins with `//` is that path (url.parse read `/:b/v1/pets` and warned).
+    ['//u@a:b/v1/pets?limit=abc', 404],
+  ])('routes %s by its path and query alone: %d', async (target, status) => {
+    const answer = await raw(
+      held.served.port,
+      `GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nConnection: close\r\n\r\n`,
+    )
+    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
+    if (status === 400) expect(JSON.stringify(bodyOf(answer))).toContain('limit')
+  })
 
   // llhttp lets HTTP/0.9 and HTTP/2.0 through (and refuses 1.2 or 3.0): no such request is HTTP/1.x, which is all
   // this server speaks, and an HTTP/2 client begins with its preface, never with such a line.

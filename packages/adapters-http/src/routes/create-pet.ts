@@ -23,7 +23,7 @@ import { readJsonBody, type JsonBody, type RefusedJsonBody } from '../body/read-
 import { MAX_MEMBERS } from '../body/repeated-member.js'
 import { requestFingerprint } from '../request-fingerprint.js'
 import { withRequestSpan } from '../request-span.js'
-import type { HttpContext } from '../request-state.js'
+import { queryOf, type HttpContext } from '../request-state.js'
 import { sendJson, sendProblem } from '../respond.js'
 import type { PetsUseCases } from '../use-cases.js'
 
@@ -120,7 +120,7 @@ const withOtherIssues = (problem: Problem, ctx: HttpContext): Problem => {
   const bytes = urlBytesOverLimit(ctx)
   const others = [
     ...(bytes === undefined
-      ? unknownQueryIssues(ctx.querystring)
+      ? unknownQueryIssues(queryOf(ctx))
       : [{ field: 'the URL', problem: urlTooLong(bytes) }]),
     ...(E.isLeft(key) ? [key.left] : []),
   ]
@@ -154,7 +154,7 @@ export const createPetHandler =
     const issues = [
       ...(E.isLeft(input) ? input.left : []),
       ...(bytes === undefined
-        ? unknownQueryIssues(ctx.querystring)
+        ? unknownQueryIssues(queryOf(ctx))
         : [{ field: 'the URL', problem: urlTooLong(bytes) }]),
       ...(E.isLeft(key) ? [key.left] : []),
     ]

@@ -5,7 +5,7 @@ import { encodePet, encodePets, HEADERS } from '@pets/wire'
 import { admitUrlLength } from '../bound-url.js'
 import { decodeListPetsQuery, decodePetId, unknownQueryIssues } from '../codecs.js'
 import { parseQuery } from '../parse-query.js'
-import type { HttpContext } from '../request-state.js'
+import { queryOf, type HttpContext } from '../request-state.js'
 import { sendJson, sendProblem } from '../respond.js'
 import type { PetsUseCases } from '../use-cases.js'
 import { createPetHandler } from './create-pet.js'
@@ -74,7 +74,7 @@ export const petRoutes = ({
   return {
     listPets: async (ctx) => {
       if (!admitUrlLength(ctx)) return
-      const query = decodeQuery(ctx.querystring)
+      const query = decodeQuery(queryOf(ctx))
       if (E.isLeft(query)) return sendProblem(ctx, query.left)
       const page = await useCases.listPets(query.right)()
       if (E.isLeft(page)) return sendProblem(ctx, page.left)
@@ -93,7 +93,7 @@ export const petRoutes = ({
     getPet: async (ctx, [petId = '']) => {
       if (!admitUrlLength(ctx)) return
       const id = decodePetId(petId)
-      const unknown = unknownQueryIssues(ctx.querystring)
+      const unknown = unknownQueryIssues(queryOf(ctx))
       if (E.isLeft(id) || unknown.length > 0)
         return sendProblem(ctx, invalidInput([...(E.isLeft(id) ? id.left.issues : []), ...unknown]))
       const pet = await useCases.getPet(id.right)()
