@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Duplex } from 'node:stream'
+import type { Socket } from 'node:net'
+import { afterAnswersUnderWay } from './later-refusals.js'
+import { closeAfterLinger, droppedMeanwhile, endDropOf } from './linger.js'
 import { toErrorResponse } from '../problems.js'
 
 // A Map, as every lookup by a name that came with an error: no inherited name passes.
@@ -26,6 +29,22 @@ const answeredHere = new WeakSet<object>()
  */
 export const answeredOnSocket = (res: object): boolean => answeredHere.has(res)
 
+type BegunRequest = { complete?: boolean; method?: string }
+// Connections closing after an answer begun before their request's body broke node's parser.
+const closingAfterAnswer = new WeakSet<Duplex>()
+
+// The answer begun (a 401 that leaves the body unread, lingerAfterAnswer) ends, as the body it waited for never
+// will; then the connection closes as after any refused bytes behind an answer (later-refusals.ts): a lingering
+// close, which reads on what the client still sends. Destroyed at once, a client still sending its body met a
+// reset (its next write failed, EPIPE) and lost the 401 it had not read yet.
+const endAfterBegunAnswer = (error: { rawPacket?: unknown }, socket: Duplex, answer: object) => {
+  droppedMeanwhile(error, socket)
+  if (closingAfterAnswer.has(socket)) return
+  closingAfterAnswer.add(socket)
+  endDropOf(answer)
+  afterAnswersUnderWay(socket as Socket, () => closeAfterLinger(socket as Socket, { parserReads: true }))
+}
+
 /**
  * A node:http `clientError` listener: a request the parser refuses (too large, malformed, slow) gets a
  * 400 Error body with a request id, then the connection closes. CONTRACT has no 408 or 431 code.
@@ -41,14 +60,15 @@ export const answerClientError = (
       _httpMessage?: {
         headersSent?: boolean
         getHeader?: (name: string) => unknown
-        req?: { complete?: boolean; method?: string }
+        req?: BegunRequest
       } | null
     }
   )._httpMessage
-  if (error.code === 'ECONNRESET' || !socket.writable || answering?.headersSent === true) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy()
     return
   }
+  if (answering?.headersSent === true) return void endAfterBegunAnswer(error, socket, answering)
   // The app's request, if the refused bytes are its own (its body broke the parser): this 400 is its answer,
   // with the id its log line carries. A request answered whole before them is no part of it: its answer is
   // lost with the connection (logged as such), and this 400 has an id of its own.

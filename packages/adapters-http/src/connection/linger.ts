@@ -37,6 +37,19 @@ export const lingerAfterAnswer = (res: ServerResponse): void => {
   } as End
 }
 
+// The ends of the answers whose request's body is still being read and dropped (dropRestOfBody).
+const dropping = new WeakMap<object, () => void>()
+
+/**
+ * Ends an answer lingerAfterAnswer holds while it drops its request's body, as if that body had ended: for a
+ * body node's parser refused (answer-client-error.ts), which never will. False when no such answer waits.
+ */
+export const endDropOf = (res: object): boolean => {
+  const end = dropping.get(res)
+  end?.()
+  return end !== undefined
+}
+
 const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (() => void) | undefined) => {
   const budget = budgetOf(req.socket)
   const until = untilOf(budget)
@@ -44,6 +57,7 @@ const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (()
   const end = (cut: boolean) => {
     if (ended) return
     ended = true
+    dropping.delete(res)
     clearTimeout(timer)
     req.off('data', onData)
     req.off('end', whole)
@@ -58,6 +72,7 @@ const dropRestOfBody = (res: ServerResponse, req: IncomingMessage, callback: (()
     if (budget.read > LINGER_BYTES) req.pause()
   }
   const whole = () => end(false)
+  dropping.set(res, whole)
   const timer = setTimeout(end, until - Date.now(), true)
   req.on('data', onData)
   req.once('end', whole)
