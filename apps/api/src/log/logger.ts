@@ -74,7 +74,8 @@ export const createLogger = (
   }
   if (destination !== undefined) return pino(options, destination)
   // This makes process.stdout, before the LineBuffer: node then leaves a pipe or socket it opens for it
-  // O_NONBLOCK, which LineBuffer reads to write at once (line-chunks.ts; guard: test/private-api-guards.test.ts).
+  // O_NONBLOCK, which LineBuffer reads to write at once (line-chunks.ts). Guards: node's part in
+  // test/private-api-guards.test.ts, this order in test/logger-stdout-order.test.ts.
   if (stdoutIsReplaced()) return pino(options, process.stdout)
   const writeBytes = logWriteBytes(1, config.webConcurrency ?? 1)
   // The line of lines dropped for a reader that stopped has the base fields of every other line.
