@@ -1,6 +1,7 @@
 import { connect as connectHttp2, constants } from 'node:http2'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MOST_FRAMES } from '../src/connection/http2-preface.js'
 import { LINGER_MS } from '../src/connection/linger.js'
 import type { ObservedRequest } from '../src/index.js'
 import { BEARER, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
@@ -117,6 +118,40 @@ describe("HTTP/2's connection preface, from a client with prior knowledge", () =
     expect(frames[4]!.payload.subarray(8).toString()).toBe('This server speaks HTTP/1.1 only.')
     expect(sawEnd).toBe(true)
     expect(seen.length).toBe(before)
+  })
+
+  it('resets a stream opened after more than 16 KiB of frames: the body of one before it (DATA) is skipped, not read', async () => {
+    // As node's client sends a request on a session whose last request had a 32 KiB body, before reading.
+    const data = frame(0x0, 0, 1, Buffer.alloc(16_384, 'x'))
+    const { bytes } = await exchange(
+      [Buffer.concat([Buffer.from(PREFACE), SETTINGS, headersOf(1), data, data, headersOf(3)])],
+      100,
+    )
+    expect(framesIn(bytes).map(({ type, stream }) => [type, stream])).toEqual([
+      [0x4, 0],
+      [0x4, 0],
+      [0x3, 1],
+      [0x3, 3],
+      [0x7, 0],
+    ])
+  })
+
+  it(`reads its first ${MOST_FRAMES} frames, no more: the streams opened after them get GOAWAY alone`, async () => {
+    const opened = Array.from({ length: MOST_FRAMES + 50 }, (_, i) => headersOf(2 * i + 1))
+    const { bytes, sawEnd } = await exchange(
+      [Buffer.concat([Buffer.from(PREFACE), SETTINGS, ...opened])],
+      100,
+    )
+    const frames = framesIn(bytes)
+    // SETTINGS, the ACK, a reset for each stream of the frames read (SETTINGS was one), GOAWAY.
+    expect(frames.map(({ type }) => type)).toEqual([
+      0x4,
+      0x4,
+      ...Array<number>(MOST_FRAMES - 1).fill(0x3),
+      0x7,
+    ])
+    expect(frames.at(-2)?.stream).toBe(2 * (MOST_FRAMES - 1) - 1)
+    expect(sawEnd).toBe(true)
   })
 
   it(`says GOAWAY and closes ${LINGER_MS / 1000} s after, to a client that never ends its side`, async () => {

@@ -37,11 +37,16 @@ const GOING_AWAY = frame(
 )
 const resetOf = (stream: number): Buffer => frame(RST_STREAM, 0, stream, codeOf(HTTP_1_1_REQUIRED))
 
-// How much of what follows the client's preface is read for the streams it opens; the rest is dropped unread.
-const MOST_SCANNED = 16 * 1024
+/**
+ * How many of the client's frames are read for the streams they open; those after are dropped unread. A
+ * payload is skipped whole, whatever its length (a body's DATA before the next stream's HEADERS: a bound of
+ * 16 KiB read left node's client, reusing its session after a 32 KiB body, without a reset for LINGER_MS);
+ * the answers, 13 bytes at most each, stay under 14 KiB for a client that does not read them.
+ */
+export const MOST_FRAMES = 1024
 
 // Where the reading of a connection's frames is: the header being put together, the payload being skipped.
-type Scan = { readonly header: Buffer; had: number; skip: number; scanned: number; lastStream: number }
+type Scan = { readonly header: Buffer; had: number; skip: number; frames: number; lastStream: number }
 const scans = new WeakMap<Duplex, Scan>()
 
 // What a frame's header calls for: an RST_STREAM for a stream a HEADERS frame opens (a client's streams are
@@ -56,20 +61,21 @@ const answerTo = (scan: Scan): Buffer | undefined => {
   return header[3] === SETTINGS && stream === 0 && (header[4]! & 0x1) === 0 ? SETTINGS_ACK : undefined
 }
 
-// Walks the frames of `bytes` (each byte once) and answers them (answerTo) in one write: on an RST_STREAM
-// with HTTP_1_1_REQUIRED, curl sends the request again over HTTP/1.1, and node's client names the code.
+// Walks the frames of `bytes` (a step a header or a payload: linear in the frames, not the bytes) and answers
+// them (answerTo) in one write: on an RST_STREAM with HTTP_1_1_REQUIRED, curl sends the request again over
+// HTTP/1.1, and node's client names the code.
 const answerFramesIn = (scan: Scan, bytes: Buffer, socket: Socket): void => {
   const answers: Array<Buffer> = []
   let at = 0
-  while (at < bytes.length && scan.scanned < MOST_SCANNED) {
+  while (at < bytes.length && scan.frames < MOST_FRAMES) {
     const take = Math.min(scan.skip > 0 ? scan.skip : FRAME_HEADER - scan.had, bytes.length - at)
-    scan.scanned += take
     if (scan.skip > 0) scan.skip -= take
     else {
       bytes.copy(scan.header, scan.had, at, at + take)
       scan.had += take
       if (scan.had === FRAME_HEADER) {
         scan.had = 0
+        scan.frames++
         scan.skip = scan.header.readUIntBE(0, 3)
         const answer = answerTo(scan)
         if (answer !== undefined) answers.push(answer)
@@ -87,11 +93,11 @@ type Refusal = Error & { code?: string; rawPacket?: unknown; bytesParsed?: unkno
  * begins with HTTP/2's connection preface, which node's HTTP/1 parser refuses whole (`HPE_PAUSED_H2_UPGRADE`).
  * It gets HTTP/2's own answer, not an HTTP/1.1 400 that it reads as a broken frame ("Empty reply from server",
  * node's "Protocol error"): the server's preface (an empty SETTINGS frame), an RST_STREAM with
- * HTTP_1_1_REQUIRED for each stream it opens and an ACK of its SETTINGS (read from the first 16 KiB of its
- * frames), and, once it has ended
- * its side or at LINGER_MS, a GOAWAY with that code (closeAfterLinger: what it sends meanwhile is dropped,
- * LINGER_BYTES at most). A GOAWAY sent at once made curl give up ("Error in the HTTP2 framing layer") where
- * the RST_STREAM alone has it send the request again over HTTP/1.1. No request reaches the app: no log line.
+ * HTTP_1_1_REQUIRED for each stream it opens and an ACK of its SETTINGS (read from its first MOST_FRAMES
+ * frames, whatever their payloads), and, once it has ended its side or at LINGER_MS, a GOAWAY with that code
+ * (closeAfterLinger: what it sends meanwhile is dropped, LINGER_BYTES at most). A GOAWAY sent at once made
+ * curl give up ("Error in the HTTP2 framing layer") where the RST_STREAM alone has it send the request again
+ * over HTTP/1.1. No request reaches the app: no log line.
  * True when the refusal is such a preface, or comes after one on the same connection.
  */
 export const answerHttp2Preface = (error: Refusal, stream: Duplex): boolean => {
@@ -106,7 +112,7 @@ export const answerHttp2Preface = (error: Refusal, stream: Duplex): boolean => {
   const under = socket._httpMessage
   if (error.code !== 'HPE_PAUSED_H2_UPGRADE' || !socket.writable || (under !== undefined && under !== null))
     return false
-  const opened: Scan = { header: Buffer.alloc(FRAME_HEADER), had: 0, skip: 0, scanned: 0, lastStream: 0 }
+  const opened: Scan = { header: Buffer.alloc(FRAME_HEADER), had: 0, skip: 0, frames: 0, lastStream: 0 }
   scans.set(socket, opened)
   socket.write(SERVER_PREFACE)
   // The frames that came in the preface's packet, after it (node's parser stopped at its end).
