@@ -5,7 +5,6 @@ import { connect, createServer as createNetServer, Socket, type AddressInfo } fr
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { LeanKoa } from '../src/lean-koa.js'
 import { readRefusedHead } from '../src/connection/refused-head.js'
-import { onExecuteSlotOf } from '../src/connection/request-turns.js'
 
 // Guards of what the adapter's hand-made pieces assume of Koa and node beyond their documented
 // APIs (ARCHITECTURE.md, "Made by hand, on purpose"): each fails naming the version that broke it.
@@ -26,7 +25,6 @@ const exchangeInProcess = () => {
   req.url = '/'
   return { req, res: new ServerResponse(req) }
 }
-type ParserAsked = { getCurrentBuffer(): Buffer; headersCompleted(): boolean }
 // What a test opened, closed after it.
 const opened: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -468,49 +466,6 @@ describe(`node's http pieces that answer-and-close.ts and refused-request.ts put
       `${NODE}: an accepted socket's server is no longer its http.Server; refused-request.ts waits 60 s, not the ` +
         "server's headersTimeout, for the rest of a refused head: read the limit another way",
     ).toBe(1234)
-  })
-})
-
-describe(`node's parser of a connection, which request-turns.ts asks after each packet (${NODE})`, () => {
-  it('calls its onParserExecute after each packet, the packet its current buffer, saying whether the head ended', async () => {
-    const HINT =
-      'request-turns.ts no longer keeps the start of a head that comes in several packets, and a HEAD refused ' +
-      'in a later packet gets a body: find the packet another way'
-    const seen: Array<[string, boolean]> = []
-    const server = createServer((_, res) => res.end('ok'))
-    let found: number | undefined
-    server.on('connection', (socket: Socket) => {
-      const parser = (socket as Socket & { parser?: Record<number, unknown> & ParserAsked }).parser!
-      found = onExecuteSlotOf(parser)
-      if (found === undefined) return
-      const execute = parser[found] as (ret: unknown) => void
-      parser[found] = (ret: unknown) => {
-        seen.push([parser.getCurrentBuffer().toString('latin1'), parser.headersCompleted()])
-        execute(ret)
-      }
-    })
-    opened.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1')
-    socket.on('error', () => {})
-    let text = ''
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString()))
-    socket.write('GET / HTTP/1.1\r\nHost: x\r\n')
-    await expect.poll(() => seen.length, { timeout: 2_000 }).toBeGreaterThan(0)
-    socket.write('X-A: a\r\n\r\n')
-    await expect.poll(() => text, { timeout: 2_000 }).toContain('ok')
-    socket.destroy()
-    expect(
-      found,
-      `${NODE}: no slot of the connection's parser holds 'bound onParserExecute'; ${HINT}`,
-    ).toBeDefined()
-    expect(
-      seen,
-      `${NODE}: the packets, and whether the head had ended after each, are not what came; ${HINT}`,
-    ).toEqual([
-      ['GET / HTTP/1.1\r\nHost: x\r\n', false],
-      ['X-A: a\r\n\r\n', true],
-    ])
   })
 })
 

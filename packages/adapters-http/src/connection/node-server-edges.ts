@@ -8,7 +8,7 @@ import { answerHttp2Preface } from './http2-preface.js'
 import { afterAnswersUnderWay, answerInTurn } from './later-refusals.js'
 import { closeAfterLinger, lingeringRefusal } from './linger.js'
 import { handRefusalToApp } from './refused-request.js'
-import { noteRequest, watchHeadStarts } from './request-turns.js'
+import { noteRequest } from './request-turns.js'
 
 /** What serves a request: an app's `callback()`, or whatever hands requests to it. */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
@@ -57,8 +57,6 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
   // lingering_close; what it still sends is not served (inOrder).
   server.on('connection', (socket: Socket) => {
     socket.destroySoon = () => closeAfterLinger(socket, { parserReads: true })
-    // The start of a head that comes in several packets, which node's refusal of a later one lacks (a HEAD's).
-    watchHeadStarts(socket)
   })
   const answerRefusal = (error: Error & { code?: string }, socket: Duplex) => {
     if (!handRefusalToApp(error, socket, handle)) answerClientError(error, socket)

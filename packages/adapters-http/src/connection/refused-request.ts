@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream'
 import { refusalReason } from './answer-client-error.js'
 import { answerAndClose, closeAtOnce } from './answer-and-close.js'
 import { closeAfterLinger, droppedMeanwhile } from './linger.js'
-import { handedOverThisTurn, headStartOf } from './request-turns.js'
+import { handedOverThisTurn } from './request-turns.js'
 import {
   isOtherVersion,
   MAX_HEAD_BYTES,
@@ -165,13 +165,9 @@ export const handRefusalToApp = (
   handed.add(socket)
   const start = unknownMethodStart(error)
   if (start === undefined) {
-    // A head that came in several packets (or never ended) begins in a packet before the refused one, kept for
-    // it: a HEAD's answer has no body. Else the packet's first line is not the refused request's own behind a
-    // request handed over from the same packet (a head too large behind a HEAD was answered and logged as that
-    // HEAD, without a body): none then.
-    const begun = headStartOf(socket)
-    const raw = begun ?? (handedOverThisTurn(socket) ? undefined : error.rawPacket)
-    refuse(socket, handle, raw, error.code)
+    // The packet's first line is not the refused request's own behind a request handed over from the same
+    // packet (a head too large behind a HEAD was answered and logged as that HEAD, without a body): none then.
+    refuse(socket, handle, handedOverThisTurn(socket) ? undefined : error.rawPacket, error.code)
     return true
   }
   const timer = setTimeout(() => {
