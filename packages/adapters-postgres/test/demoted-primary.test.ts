@@ -3,6 +3,7 @@ import { run, runLeft } from '@pets/domain/testing'
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { createPostgresDatabase, createPostgresPetRepository } from '../src/index.js'
+import { patient } from './support/patient.js'
 import { useFreshDatabases } from './support/use-fresh-databases.js'
 
 const REX = { name: 'Rex', categoryId: 1, status: 'available' } as never
@@ -15,7 +16,7 @@ describe('a demoted primary is never kept', () => {
   it('closes a connection that refused a write, and every connection made before it, then writes on a new one', async () => {
     const fresh = await open()
     await fresh.pool.query(`ALTER DATABASE "${fresh.name}" SET default_transaction_read_only = on`)
-    const behind = createPostgresDatabase({ connectionString: fresh.url, poolSize: 4 })
+    const behind = createPostgresDatabase({ connectionString: fresh.url, poolSize: 4, ...patient })
     track(behind)
     const before = await Promise.all(
       [1, 2, 3, 4].map(async () => (await pidOf.execute(behind.db)).rows[0]!.pid),
@@ -36,7 +37,7 @@ describe('a demoted primary is never kept', () => {
 
   it('keeps connections made after the refusal', async () => {
     const fresh = await open()
-    const behind = createPostgresDatabase({ connectionString: fresh.url, poolSize: 1 })
+    const behind = createPostgresDatabase({ connectionString: fresh.url, poolSize: 1, ...patient })
     track(behind)
     const session = await behind.pool.connect()
     await session.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY')
