@@ -30,7 +30,10 @@ export const listenForRevocationHeard = async (config: AppConfig, { db }: Postgr
     applicationName: 'animal-store keys revoke',
     timeoutMs: connectionTimeoutMs,
   })
-  const pids = await keyListenerPids(db, LISTENERS)
+  const pids = await keyListenerPids(db, LISTENERS).catch(async (error: unknown) => {
+    await listening.close()
+    throw error
+  })
   return {
     /** Asks the instances listening when it started, waits HEARD_WITHIN_MS at most, and says who heard. */
     report: async ({ id, name }: ApiKeyRecord): Promise<HeardReport> => {
