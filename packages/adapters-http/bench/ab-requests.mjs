@@ -5,16 +5,19 @@
 //   node packages/adapters-http/bench/ab-requests.mjs --a=/tmp/before/dist --b=packages/adapters-http/dist
 // (`--b` is this package's dist unless given). Both servers run for the whole run, each in a child
 // process, so that its CPU time is its own; the rounds and the report are wrk-ab.mjs's.
-// Options: --rounds=6, --seconds=4 per load, --connections=16, --kinds=list 20,create,pages (all).
+// Options: --rounds=6, --seconds=4 per load, --connections=16, --kinds=list 20,create,pages (all),
+// --edges=1 to serve both as apps/api does (inOrder, answerEveryRequest: serve-memory-app.mjs), where
+// without it the app's callback alone is measured and the connection edges are not on the path.
 import { resolve } from 'node:path'
 import { forkMemoryApp, serveMemoryApp } from './serve-memory-app.mjs'
 import { compareSides, option } from './wrk-ab.mjs'
 
 const KEY = 'k'.repeat(40)
 
-const serve = (dist) => serveMemoryApp({ dist, key: KEY, seeded: 100 })
+const serve = (dist, edges) => serveMemoryApp({ dist, key: KEY, seeded: 100, edges: edges === 'edges' })
 
-const startServer = (dist) => forkMemoryApp(import.meta.url, dist)
+const startServer = (dist) =>
+  forkMemoryApp(import.meta.url, dist, option('edges', '') === '' ? [] : ['edges'])
 
 const compare = async () => {
   const labels = {
@@ -25,5 +28,5 @@ const compare = async () => {
   await compareSides({ labels, servers, key: KEY })
 }
 
-if (process.argv[2] === 'serve') await serve(process.argv[3])
+if (process.argv[2] === 'serve') await serve(process.argv[3], process.argv[4])
 else await compare()
