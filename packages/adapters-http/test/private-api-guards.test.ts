@@ -285,6 +285,31 @@ describe(`node's pipelining, which pipelined-in-order.ts leans on (${NODE})`, ()
   })
 })
 
+describe(`node's queue of pipelined answers, whose last later-refusals.ts makes say Connection: close (${NODE})`, () => {
+  it('writes a queued response whose shouldKeepAlive was set false before it had the socket as the last', async () => {
+    const server = createServer((_req, res) => {
+      // request-turns.ts keeps a response handed over without its socket; later-refusals.ts sets this on it.
+      if (res.socket === null) res.shouldKeepAlive = false
+      setTimeout(() => res.end('ok'), 5)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () =>
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(2)),
+    )
+    socket.on('error', () => {})
+    let text = ''
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString().toLowerCase()))
+    await new Promise((resolve) => socket.on('close', resolve))
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    expect(
+      text.match(/\r\nconnection: [a-z-]+\r\n/g),
+      `${NODE}: a queued (pipelined) response no longer writes its Connection from a shouldKeepAlive set before ` +
+        'it had the socket, or node no longer closes the connection after it; later-refusals.ts closes after the ' +
+        'last request handed over that way: find how node now decides the last answer of a connection',
+    ).toEqual(['\r\nconnection: keep-alive\r\n', '\r\nconnection: close\r\n'])
+  })
+})
+
 describe(`node's close of a connection after its last answer, which later-refusals.ts takes over (${NODE})`, () => {
   it('closes it with the socket\'s destroySoon, once an answer saying "Connection: close" has finished', async () => {
     let destroyedSoon = false

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { closeAfterLinger, droppedMeanwhile } from './linger.js'
 import { isTokenByte, readRefusedHead } from './refused-head.js'
+import { lastQueuedResponseOf } from './request-turns.js'
 
 type Refusal = Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown }
 // node's own: the response under way on a connection (guard: private-api-guards.test.ts).
@@ -43,10 +44,10 @@ const isReadable = (refusal: Refusal, bytes: Buffer | undefined): boolean =>
  * of a method node does not know, its head whole, is answered in its turn (`answer` runs with the refusal as
  * if its packet began with it, once no answer is under way or waiting). Anything else is no request to answer
  * (node's own client sends the body of a DELETE without a length: it reads as the start of the next request):
- * the connection closes after the answer under way, which says `Connection: close`, so that no client takes a
- * stray 400 for the answer of its next request; a request pipelined between that answer and those bytes is not
- * answered (it never ran: RFC 9112 section 9.3.2, the client retries it). Returns false when the refusal is not
- * such a one; meanwhile the connection's further refusals are the rest of the refused bytes.
+ * the connection closes after the answers of the requests handed over before those bytes, the last saying
+ * `Connection: close` (RFC 9112 section 9.3.2: a server may answer the requests it read, then close), so that no
+ * client takes a stray 400 for the answer of its next request. Returns false when the refusal is not such a
+ * one; meanwhile the connection's further refusals are the rest of the refused bytes.
  */
 export const answerInTurn = (error: Refusal, stream: Duplex, answer: (refusal: Refusal) => void): boolean => {
   const waiting = waitingTurn.get(stream)
@@ -80,10 +81,15 @@ export const answerInTurn = (error: Refusal, stream: Duplex, answer: (refusal: R
   const first = Buffer.isBuffer(refusal.rawPacket) ? refusal.rawPacket : undefined
   const parts: Waiting = first === undefined ? { parts: [], size: 0 } : { parts: [first], size: first.length }
   waitingTurn.set(stream, parts)
-  // What cannot be answered yet says Connection: close on the answer under way, if it still can; node then
-  // closes the connection with its destroySoon, a lingering close on every connection (answerEveryRequest), so
-  // that a client still sending those bytes reads the answer.
-  if (!isReadable(refusal, first) && !under.headersSent) under.shouldKeepAlive = false
+  // What cannot be answered yet says Connection: close on the last answer node will write, if it still can: that
+  // of the last request handed over (pipelined behind the one under way, it waits in node's queue), whose bytes
+  // all came before these, so every request read is answered (RFC 9112 section 9.3.2), else the one under way.
+  // node then closes the connection with its destroySoon, a lingering close on every connection
+  // (answerEveryRequest), so that a client still sending those bytes reads the answer. A request whose body these
+  // bytes broke (not complete) is not answered: the close goes on the answer before it.
+  const queued = lastQueuedResponseOf(socket)
+  const last = queued !== undefined && queued.req?.complete === true ? queued : under
+  if (!isReadable(refusal, first) && !last.headersSent) last.shouldKeepAlive = false
   const next = () => {
     const bytes = parts.parts.length > 1 ? Buffer.concat(parts.parts, parts.size) : first
     // From now on the connection's refusals are the answer's own to read (refused-request.ts).
