@@ -111,8 +111,19 @@ export const readRefusedHead = (raw: Buffer, maxBytes = MAX_HEAD_BYTES): Refused
 
 const isDigit = (code: number) => code >= 0x30 && code <= 0x39
 
+/**
+ * `raw` from its first byte that is neither CR nor LF: the empty lines a request line may follow (RFC 9112
+ * section 2.2; node's parser skips them), which are no first line of the request's own.
+ */
+const withoutEmptyLines = (raw: Buffer): Buffer => {
+  let start = 0
+  while (start < raw.length && (raw[start] === 0x0d || raw[start] === 0x0a)) start++
+  return start === 0 ? raw : raw.subarray(start)
+}
+
 /** The last of three words of the line `raw` begins with, its version if it is a request line; one pass. */
-export const requestLineVersion = (raw: Buffer): string | undefined => {
+export const requestLineVersion = (bytes: Buffer): string | undefined => {
+  const raw = withoutEmptyLines(bytes)
   const end = raw.subarray(0, MAX_HEAD_BYTES).indexOf('\r\n')
   if (end < 0) return undefined
   const words = raw.subarray(0, end).toString('latin1').split(' ', 4)
@@ -134,12 +145,13 @@ const KNOWN_METHODS: ReadonlySet<string> = new Set(METHODS)
 const MAX_TARGET = 4096
 
 /**
- * The method and target of refused bytes' first line, as far as they read as such: a method node knows (else
- * `_OTHER`, so that metrics keep their few labels) and a path of visible ASCII (else `/`). One pass.
+ * The method and target of refused bytes' first line (after empty lines), as far as they read as such: a method
+ * node knows (else `_OTHER`, so that metrics keep their few labels) and a path of visible ASCII (else `/`).
+ * One pass.
  */
 export const requestLineOf = (raw: unknown): { readonly method: string; readonly target: string } => {
   if (!Buffer.isBuffer(raw)) return { method: '_OTHER', target: '/' }
-  const firstLine = raw
+  const firstLine = withoutEmptyLines(raw)
     .subarray(0, Math.min(raw.length, MAX_TARGET + 64))
     .toString('latin1')
     .split('\r\n', 1)[0]!
