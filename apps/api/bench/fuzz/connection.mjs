@@ -11,7 +11,7 @@ export const HANG_MS = 40_000 // the request timeout (30 s), node's check of it 
 export const CLOSE_AFTER_CLOSE_MS = 6_000 // an answer saying Connection: close: the linger (3 s) and room
 export const IDLE_CLOSE_MS = 6_000 // KEEP_ALIVE_TIMEOUT_MS of the run (1 s) and room
 
-export const playCase = (c, port, { host = '127.0.0.1', record = false } = {}) => {
+export const playCase = (c, port, { host = '127.0.0.1', record = false, hangMs = HANG_MS } = {}) => {
   const { requests, plan } = c
   const mappable = !c.preface
   const mapLimit = mappable ? requests.findIndex((q) => q.ambiguous) : -1
@@ -71,7 +71,7 @@ export const playCase = (c, port, { host = '127.0.0.1', record = false } = {}) =
   // Hangs and connections kept past what the service documents.
   const watch = setInterval(() => {
     const now = Date.now()
-    if (now - state.lastActivity > HANG_MS) {
+    if (now - state.lastActivity > hangMs) {
       state.hang = now - state.lastActivity
       socket.destroy()
     }

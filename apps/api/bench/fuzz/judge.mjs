@@ -1,6 +1,34 @@
 // What a played case found (findings) and its signature: its answers as they must be on every store.
 import { checkAnswer, checkMatched, signature } from './checks.mjs'
 import { header } from './response-parser.mjs'
+import { serialize } from './requests.mjs'
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const TARGET = /^[\x21-\x7e]+$/
+const VERSION = /^HTTP\/[0-9]\.[0-9]$/
+const EMPTY_LINES = /^(\r\n)*$/
+
+/**
+ * Whether a request's line is one per RFC 9112 (section 3: method SP request-target SP HTTP-version CRLF,
+ * after empty lines at most, section 2.2): only then can the service know its method when node's parser
+ * refuses it (a tab or a NUL before it, a tab between its words, a bare LF at its end: no request line).
+ */
+export const validRequestLine = (q) =>
+  EMPTY_LINES.test(q.lead) &&
+  TOKEN.test(q.method) &&
+  q.sp1 === ' ' &&
+  TARGET.test(q.target) &&
+  q.sp2 === ' ' &&
+  VERSION.test(q.version) &&
+  q.eol === '\r\n'
+
+// Whether the i-th request's line went out whole: a client that stalls or resets may stop inside it.
+const lineSent = (c, i) => {
+  let at = c.preface.length
+  for (const q of c.requests.slice(0, i)) at += serialize(q).length
+  const q = c.requests[i]
+  return at + `${q.lead}${q.method}${q.sp1}${q.target}${q.sp2}${q.version}${q.eol}`.length <= c.plan.stopAt
+}
 
 /** Everything found about one played case. */
 export const judge = (c, state) => {
@@ -17,9 +45,12 @@ export const judge = (c, state) => {
     parser.finals - 1 < state.mapped &&
     c.requests[parser.finals - 1]?.method === 'HEAD' &&
     header(last, 'content-length') === left[1]
-  )
-    add('head-refusal-body', `a HEAD refused by the parser answered with its ${left[1]}-byte Error body`)
-  else if (parser.error) add('bad-http', parser.error)
+  ) {
+    // The Error body of a 400 for a refused HEAD, read as bodiless: a finding only when its line is a request
+    // line and went out whole; else the service cannot know the method, and a body is what any other gets.
+    if (validRequestLine(c.requests[parser.finals - 1]) && lineSent(c, parser.finals - 1))
+      add('head-refusal-body', `a HEAD refused by the parser answered with its ${left[1]}-byte Error body`)
+  } else if (parser.error) add('bad-http', parser.error)
   if (state.hang) add('hang', `${state.hang} ms without a byte or a close`)
   if (state.lateClose) add('late-close', state.lateClose)
   let finals = 0

@@ -2,8 +2,11 @@
 // was logged at warn or above. Standard error must stay empty.
 import { readFileSync } from 'node:fs'
 
-export const checkLog = (logPath, errPath, keys) => {
-  const text = readFileSync(logPath, 'utf8')
+export const checkLog = (logPath, errPath, keys) =>
+  checkLogText(readFileSync(logPath, 'utf8'), readFileSync(errPath, 'utf8'), keys)
+
+/** checkLog on the text of the log and of standard error. */
+export const checkLogText = (text, err, keys) => {
   const lines = text.split('\n').filter((l) => l.length)
   const result = {
     lines: lines.length,
@@ -49,7 +52,6 @@ export const checkLog = (logPath, errPath, keys) => {
       if (result.leakSamples.length < 5) result.leakSamples.push(line.slice(0, 400))
     }
   }
-  const err = readFileSync(errPath, 'utf8')
   result.stderr = err.slice(0, 2000)
   return result
 }

@@ -8,11 +8,12 @@ import { mkdirSync, writeFileSync, readFileSync, createWriteStream, renameSync }
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { buildCase } from './case.mjs'
-import { caseSeed } from './prng.mjs'
 import { playCase } from './connection.mjs'
 import { judge, raceable } from './judge.mjs'
+import { playSeeds } from './play.mjs'
 import { ENV_KEYS, SEEDED_PETS, processFigures, scrape, startService } from './service.mjs'
 import { checkLog } from './log-check.mjs'
+import { playSmoke } from './smoke.mjs'
 
 const { positionals, values: opt } = parseArgs({
   allowPositionals: true,
@@ -56,27 +57,26 @@ const fuzz = async () => {
   const counts = { cases: 0, requests: 0, answers: 0, findings: {}, tags: {}, ends: {} }
   const first = {}
   const deadline = Date.now() + Number(opt.seconds) * 1000
-  let active = 0
-  let open = 0
-  let index = 0
-  const startOne = () => {
-    const seed = caseSeed(master, index++)
-    const c = buildCase(seed, env)
-    counts.cases++
-    counts.requests += c.requests.length
-    counts.ends[c.plan.end] = (counts.ends[c.plan.end] ?? 0) + 1
-    for (const q of c.requests)
-      for (const t of q.tags)
-        counts.tags[t.replace(/\d+$/, '')] = (counts.tags[t.replace(/\d+$/, '')] ?? 0) + 1
-    active++
-    open++
-    const { released, done } = playCase(c, port)
-    openSeeds.add(seed)
-    recent.push(seed)
-    if (recent.length > 400) recent.shift()
-    released.then(() => active--)
-    done.then((state) => {
-      open--
+  let lastReport = Date.now()
+  const open = await playSeeds({
+    port,
+    env,
+    master,
+    concurrency: Number(opt.concurrency),
+    going: () => Date.now() < deadline && !exited,
+    drainMs: 60_000,
+    onStart: (seed, c) => {
+      counts.cases++
+      counts.requests += c.requests.length
+      counts.ends[c.plan.end] = (counts.ends[c.plan.end] ?? 0) + 1
+      for (const q of c.requests)
+        for (const t of q.tags)
+          counts.tags[t.replace(/\d+$/, '')] = (counts.tags[t.replace(/\d+$/, '')] ?? 0) + 1
+      openSeeds.add(seed)
+      recent.push(seed)
+      if (recent.length > 400) recent.shift()
+    },
+    onDone: (seed, c, state) => {
       openSeeds.delete(seed)
       const { findings, sig, finals } = judge(c, state)
       counts.answers += finals
@@ -87,23 +87,17 @@ const fuzz = async () => {
         if ((first[f.kind] ??= []).length < 20) first[f.kind].push({ seed, detail: f.detail })
         findingsFile.write(`${JSON.stringify({ seed, ...f })}\n`)
       }
-    })
-  }
-  let lastReport = Date.now()
-  while (Date.now() < deadline && !exited) {
-    while (active < Number(opt.concurrency) && open < 1500) startOne()
-    await sleep(2)
-    if (Date.now() - lastReport > 10_000) {
+    },
+    onTick: (openNow) => {
+      if (Date.now() - lastReport <= 10_000) return
       lastReport = Date.now()
       const fig = processFigures(service.pid)
       timeline.push(fig)
       console.log(
-        `${new Date().toISOString()} cases ${counts.cases} requests ${counts.requests} answers ${counts.answers} open ${open} rss ${fig.rssKiB} KiB fds ${fig.fds} findings ${JSON.stringify(counts.findings)}`,
+        `${new Date().toISOString()} cases ${counts.cases} requests ${counts.requests} answers ${counts.answers} open ${openNow} rss ${fig.rssKiB} KiB fds ${fig.fds} findings ${JSON.stringify(counts.findings)}`,
       )
-    }
-  }
-  const waitStart = Date.now()
-  while (open > 0 && Date.now() - waitStart < 60_000) await sleep(200)
+    },
+  })
   await sleep(3_000)
   const after = processFigures(service.pid)
   const metricsAfter = exited ? undefined : await scrape(port)
@@ -236,10 +230,34 @@ const hunt = async () => {
   await service.exit
 }
 
+// The CI smoke by hand (apps/api/test/fuzz-smoke.e2e.test.ts plays it on the service it starts): the service
+// on memory, SMOKE's cases (--master and --seconds when given), and what would fail that test.
+const smoke = async () => {
+  mkdirSync(opt.out, { recursive: true })
+  const given = (name) => process.argv.some((a) => a.startsWith(`--${name}`))
+  const service = await startService({ store: 'memory', port, out: opt.out })
+  let ended
+  service.exit.then((e) => (ended = e))
+  const result = await playSmoke({
+    port,
+    alive: () => ended === undefined,
+    ...(given('master') && { master: Number(opt.master) }),
+    ...(given('seconds') && { seconds: Number(opt.seconds) }),
+  })
+  const endedByItself = ended ?? null
+  service.child.kill('SIGTERM')
+  const exit = await service.exit
+  const log = checkLog(`${opt.out}/service.log`, `${opt.out}/service.err`, service.keys)
+  console.log(
+    JSON.stringify({ ...result, endedByItself, exit, leaks: log.leaks, stderr: log.stderr }, null, 1),
+  )
+}
+
 const command = positionals[0]
 if (command === 'hunt') await hunt()
 else if (command === 'serve') await serve()
 else if (command === 'fuzz') await fuzz()
 else if (command === 'replay') await replay()
 else if (command === 'diff') diff()
-else console.log('usage: run.mjs fuzz|replay|diff …')
+else if (command === 'smoke') await smoke()
+else console.log('usage: run.mjs fuzz|replay|diff|serve|hunt|smoke …')

@@ -37,16 +37,39 @@ const call = (port, method, path, { key, body } = {}) =>
   })
 export { call }
 
+/** What a run sets of the service's environment besides its port and storage: short waits, JSON lines. */
+export const RUN_ENV = {
+  HOST: '127.0.0.1',
+  LOG_FORMAT: 'json',
+  PUBLIC_BASE_URL: 'https://api.example.com/v1',
+  HEADERS_TIMEOUT_MS: '2000',
+  KEEP_ALIVE_TIMEOUT_MS: '1000',
+}
+/** API_KEYS of a run on memory: the three keys of ENV_KEYS. */
+export const MEMORY_API_KEYS = ENV_KEYS.map((k, i) => `fz${i + 1}:${k}`).join(',')
+
+/** Seeds the SEEDED_PETS pets every run's cases count on (ids 1 to 50), with `key`. */
+export const seedPets = async (port, key) => {
+  for (let i = 1; i <= SEEDED_PETS; i++) {
+    const res = await call(port, 'POST', '/v1/pets', {
+      key,
+      body: JSON.stringify({
+        name: `Seed ${i}`,
+        categoryId: i,
+        status: ['available', 'pending', 'sold'][i % 3],
+      }),
+    })
+    if (res.status !== 201 || JSON.parse(res.body).id !== i)
+      throw new Error(`seeding pet ${i}: ${res.status} ${res.body}`)
+  }
+}
+
 export const startService = async ({ store, port, out, database }) => {
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_FORMAT: 'json',
-    PUBLIC_BASE_URL: 'https://api.example.com/v1',
-    HEADERS_TIMEOUT_MS: '2000',
-    KEEP_ALIVE_TIMEOUT_MS: '1000',
+    ...RUN_ENV,
     ...(process.env.FUZZ_NODE_DEBUG && { NODE_DEBUG: process.env.FUZZ_NODE_DEBUG }),
     ...(process.env.FUZZ_NODE_OPTIONS && { NODE_OPTIONS: process.env.FUZZ_NODE_OPTIONS }),
   }
@@ -65,7 +88,7 @@ export const startService = async ({ store, port, out, database }) => {
     if (!stored) throw new Error(`no key in: ${created}`)
     keys = [ENV_KEYS[0], ENV_KEYS[1], stored]
     env.API_KEYS = `fz1:${ENV_KEYS[0]},fz2:${ENV_KEYS[1]}`
-  } else env.API_KEYS = ENV_KEYS.map((k, i) => `fz${i + 1}:${k}`).join(',')
+  } else env.API_KEYS = MEMORY_API_KEYS
   const stdout = openSync(`${out}/service.log`, 'w')
   const stderr = openSync(`${out}/service.err`, 'w')
   const child = spawn('node', [BIN], { env, stdio: ['ignore', stdout, stderr] })
@@ -82,18 +105,7 @@ export const startService = async ({ store, port, out, database }) => {
     }
     await sleep(100)
   }
-  for (let i = 1; i <= SEEDED_PETS; i++) {
-    const res = await call(port, 'POST', '/v1/pets', {
-      key: keys[0],
-      body: JSON.stringify({
-        name: `Seed ${i}`,
-        categoryId: i,
-        status: ['available', 'pending', 'sold'][i % 3],
-      }),
-    })
-    if (res.status !== 201 || JSON.parse(res.body).id !== i)
-      throw new Error(`seeding pet ${i}: ${res.status} ${res.body}`)
-  }
+  await seedPets(port, keys[0])
   return { child, exit, keys, pid: child.pid }
 }
 
