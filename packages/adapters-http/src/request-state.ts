@@ -27,24 +27,14 @@ export type HttpContext = ParameterizedContext<RequestState>
 
 export type HttpMiddleware = Middleware<RequestState>
 
-// A path Koa's `ctx.path` and `ctx.querystring` read as node's url.parse would not: one that does not begin `//`.
-const isPlainPath = (url: string): boolean => url.charCodeAt(0) === 0x2f && url.charCodeAt(1) !== 0x2f
-
 /**
  * The path of a request's target: null for one without a path to route (a CONNECT's `host:443`); undefined
- * for a target that is no URL, such as `http://[%]/` or `http://a:b/`. A plain path as Koa reads it; any other
- * target as routedTarget reads it, never through node's url.parse (under Koa's), which printed a DEP0170
- * warning on standard error for `http://a:b/` and read its path as `/:b/`.
+ * for a target that is no URL, such as `http://[%]/` or `http://a:b/`. Read by routedTarget, never by Koa's
+ * `ctx.path` (parseurl): for a path with a `#` (or a character url.parse trims) parseurl calls node's url.parse,
+ * which prints a DEP0169 warning on standard error on Node 24, and for `http://a:b/` a DEP0170 one, reading its
+ * path as `/:b/`.
  */
-export const pathOf = (ctx: HttpContext): string | null | undefined => {
-  if (!isPlainPath(ctx.url)) return routedTarget(ctx.url)?.path
-  try {
-    return ctx.path as string | null
-  } catch {
-    return undefined
-  }
-}
+export const pathOf = (ctx: HttpContext): string | null | undefined => routedTarget(ctx.url)?.path
 
 /** The query of a request's target (what follows its `?`, without a fragment), read as pathOf reads its path. */
-export const queryOf = (ctx: HttpContext): string =>
-  isPlainPath(ctx.url) ? ctx.querystring : (routedTarget(ctx.url)?.query ?? '')
+export const queryOf = (ctx: HttpContext): string => routedTarget(ctx.url)?.query ?? ''

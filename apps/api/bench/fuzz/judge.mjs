@@ -22,12 +22,24 @@ export const validRequestLine = (q) =>
   VERSION.test(q.version) &&
   q.eol === '\r\n'
 
+// Where the i-th request's bytes begin on the wire.
+const startOf = (c, i) =>
+  c.preface.length + c.requests.slice(0, i).reduce((n, q) => n + serialize(q).length, 0)
+
 // Whether the i-th request's line went out whole: a client that stalls or resets may stop inside it.
 const lineSent = (c, i) => {
-  let at = c.preface.length
-  for (const q of c.requests.slice(0, i)) at += serialize(q).length
   const q = c.requests[i]
-  return at + `${q.lead}${q.method}${q.sp1}${q.target}${q.sp2}${q.version}${q.eol}`.length <= c.plan.stopAt
+  return (
+    startOf(c, i) + `${q.lead}${q.method}${q.sp1}${q.target}${q.sp2}${q.version}${q.eol}`.length <=
+    c.plan.stopAt
+  )
+}
+
+// Whether the i-th request went out first, whole, in one packet (no cut inside it). Else node's refusal may
+// carry a packet its line does not begin, or none (a head that never ended): known and left (README).
+const aloneInFirstPacket = (c, i) => {
+  const end = startOf(c, i) + serialize(c.requests[i]).length
+  return c.preface === '' && i === 0 && end <= c.plan.stopAt && !c.plan.cuts.some((cut) => cut < end)
 }
 
 /** Everything found about one played case. */
@@ -48,8 +60,12 @@ export const judge = (c, state) => {
   ) {
     // The Error body of a 400 for a refused HEAD, read as bodiless: a finding only when its line is a request
     // line and went out whole; else the service cannot know the method, and a body is what any other gets.
-    if (validRequestLine(c.requests[parser.finals - 1]) && lineSent(c, parser.finals - 1))
-      add('head-refusal-body', `a HEAD refused by the parser answered with its ${left[1]}-byte Error body`)
+    const i = parser.finals - 1
+    if (validRequestLine(c.requests[i]) && lineSent(c, i))
+      add(
+        aloneInFirstPacket(c, i) ? 'head-refusal-body' : 'head-refusal-body-split',
+        `a HEAD refused by the parser answered with its ${left[1]}-byte Error body`,
+      )
   } else if (parser.error) add('bad-http', parser.error)
   if (state.hang) add('hang', `${state.hang} ms without a byte or a close`)
   if (state.lateClose) add('late-close', state.lateClose)
