@@ -7,7 +7,8 @@
 // process, so that its CPU time is its own; the rounds and the report are wrk-ab.mjs's.
 // Options: --rounds=6, --seconds=4 per load, --connections=16, --kinds=list 20,create,pages (all),
 // --edges=1 to serve both as apps/api does (inOrder, answerEveryRequest: serve-memory-app.mjs), where
-// without it the app's callback alone is measured and the connection edges are not on the path.
+// without it the app's callback alone is measured and the connection edges are not on the path; --edges=b
+// to serve B alone so (A is B's build unless --a is given): what the edges cost together.
 import { resolve } from 'node:path'
 import { forkMemoryApp, serveMemoryApp } from './serve-memory-app.mjs'
 import { compareSides, option } from './wrk-ab.mjs'
@@ -16,15 +17,20 @@ const KEY = 'k'.repeat(40)
 
 const serve = (dist, edges) => serveMemoryApp({ dist, key: KEY, seeded: 100, edges: edges === 'edges' })
 
-const startServer = (dist) =>
-  forkMemoryApp(import.meta.url, dist, option('edges', '') === '' ? [] : ['edges'])
+const startServer = (dist, side) => {
+  const edges = option('edges', '')
+  return forkMemoryApp(
+    import.meta.url,
+    dist,
+    edges === '' || (edges === 'b' && side === 'A') ? [] : ['edges'],
+  )
+}
 
 const compare = async () => {
-  const labels = {
-    A: resolve(option('a', '')),
-    B: resolve(option('b', new URL('../dist', import.meta.url).pathname)),
-  }
-  const servers = { A: await startServer(labels.A), B: await startServer(labels.B) }
+  const b = resolve(option('b', new URL('../dist', import.meta.url).pathname))
+  const a = option('edges', '') === 'b' ? resolve(option('a', b)) : resolve(option('a', ''))
+  const labels = option('edges', '') === 'b' ? { A: `${a} (no edges)`, B: `${b} (edges)` } : { A: a, B: b }
+  const servers = { A: await startServer(a, 'A'), B: await startServer(b, 'B') }
   await compareSides({ labels, servers, key: KEY })
 }
 
