@@ -116,6 +116,18 @@ describe('a request body, whether it arrived with its headers or after them', ()
     expect(text.toLowerCase()).toContain('connection: close')
   })
 
+  // The contract orders 413 before 400: a body node's parser handed over past 64 KiB is too large, whatever
+  // bytes the parser refuses after it (here a trailer line with no name). Found by bench/fuzz on Node 24 (seed
+  // 4147280652 of master 5005): 400 there, 413 on Node 20.
+  it('answers 413 for a chunked body over 64 KiB whose trailer node refuses, sent in one write', async () => {
+    const body = JSON.stringify({ name: 'x'.repeat(65_600) })
+    const bytes = `${HEAD}Transfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n: x\r\n\r\n`
+    const text = await exchange(app.port, [bytes])
+    expect(statusesOf(text)).toEqual([413])
+    expect(text).toContain('payload_too_large')
+    expect(text.toLowerCase()).toContain('connection: close')
+  })
+
   it.each([
     ['an empty body', withLength(''), 'empty'],
     ['a body that is not JSON', withLength('{"name":'), 'not valid JSON'],
