@@ -64,9 +64,11 @@ const floorViolation = (pkg, file, spec) => {
 const confined = {
   'packages/adapters-http': {
     connection: {
-      files: ['problems.ts'],
+      files: ['problems.ts', 'body/read-body-bytes.ts'],
       packages: [],
-      why: "node:http's edges sit beneath Koa: they import node, their own folder and problems.ts (Error bodies) only",
+      why:
+        "node:http's edges sit beneath Koa: they import node, their own folder, problems.ts (Error bodies) and " +
+        'body/read-body-bytes.ts (whether a body being read is over its limit) only',
     },
     body: {
       files: ['problems.ts', 'header-lines.ts', 'connection/continue-on-read.ts'],
