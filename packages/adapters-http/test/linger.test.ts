@@ -369,3 +369,38 @@ describe('a chunked body that breaks the parser behind an answer already begun (
     expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n')
   })
 })
+
+describe("a body that breaks the parser before its request's answer has begun", () => {
+  let served: ServedApp
+  beforeAll(async () => {
+    served = await serveApp(memoryApp().options)
+  })
+  afterAll(() => served.close())
+
+  it('is answered 400, then the connection closes as a lingering close, not a reset', async () => {
+    const { text, error } = await new Promise<{ text: string; error: string | undefined }>((resolve) => {
+      let text = ''
+      let error: string | undefined
+      const socket = connect(served.port, '127.0.0.1')
+      socket.pause()
+      // A key: no answer begins before the body is read; a chunk size that is no number breaks it, then more bytes.
+      socket.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${BEARER}\r\nContent-Type: application/json\r\n` +
+          'Transfer-Encoding: chunked\r\n\r\n5\r\n{"nam\r\nzz\r\n',
+      )
+      setTimeout(() => socket.write('"Rex"}\r\n'), 100)
+      setTimeout(() => socket.write('0\r\n\r\n'), 150)
+      setTimeout(() => socket.resume(), 200)
+      setTimeout(() => socket.end(), 250)
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+      socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message))
+      socket.on('close', () => resolve({ text, error }))
+    })
+    // answerClientError destroyed the connection once its 400 was written: the bytes after it were met with a
+    // reset (ECONNRESET), which dropped the 400 unread (bench/fuzz seed 2925387146 of master 5005 on PostgreSQL:
+    // 8 of 30 replays, on Node 20 and on Node 24).
+    expect(error).toBeUndefined()
+    expect([...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['400'])
+    expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n')
+  })
+})
