@@ -6,6 +6,7 @@ import {
 } from '@pets/adapters-postgres'
 import type { ApiKeyRecord } from '@pets/domain'
 import type { AppConfig } from '../config.js'
+import { commandSession } from './with-database.js'
 
 /** How long `keys revoke` waits for each instance listening for key changes to say that it heard. */
 export const HEARD_WITHIN_MS = 5000
@@ -23,12 +24,10 @@ export type HeardReport = { readonly line: string; readonly warning?: string | u
  */
 export const listenForRevocationHeard = async (config: AppConfig, { db }: PostgresDatabase) => {
   if (config.storage.kind !== 'postgres') throw new Error('keys revoke works on PostgreSQL only')
-  const { directUrl, url, connectionTimeoutMs } = config.storage
   const listening = await listenForKeyChangesHeard(db, {
-    connectionString: directUrl ?? url,
-    connectionStringName: directUrl === undefined ? 'DATABASE_URL' : 'DATABASE_DIRECT_URL',
+    ...commandSession(config.storage),
     applicationName: 'animal-store keys revoke',
-    timeoutMs: connectionTimeoutMs,
+    timeoutMs: config.storage.connectionTimeoutMs,
   })
   const pids = await keyListenerPids(db, LISTENERS).catch(async (error: unknown) => {
     await listening.close()

@@ -6,8 +6,17 @@ import {
   MigrationsNeedSessionError,
   type PostgresDatabase,
 } from '@pets/adapters-postgres'
-import type { AppConfig } from '../config.js'
+import type { AppConfig, StorageConfig } from '../config.js'
 import { UsageError } from './usage.js'
+
+/**
+ * The session a command opens: DATABASE_DIRECT_URL when set (a transaction pooler would keep neither a
+ * migration's session lock nor a LISTEN), else DATABASE_URL, with the name its messages give it.
+ */
+export const commandSession = (storage: Extract<StorageConfig, { kind: 'postgres' }>) =>
+  storage.directUrl === undefined
+    ? { connectionString: storage.url, connectionStringName: 'DATABASE_URL' }
+    : { connectionString: storage.directUrl, connectionStringName: 'DATABASE_DIRECT_URL' }
 
 /**
  * Runs `work` on the configured PostgreSQL, then closes the pool: through DATABASE_DIRECT_URL when set (a
@@ -21,8 +30,7 @@ export const withDatabase = async <A>(
   if (config.storage.kind !== 'postgres')
     throw new UsageError(`"${command}" works on PostgreSQL: set DATABASE_URL (and not STORAGE=memory)`)
   const database = createPostgresDatabase({
-    connectionString: config.storage.directUrl ?? config.storage.url,
-    connectionStringName: config.storage.directUrl === undefined ? 'DATABASE_URL' : 'DATABASE_DIRECT_URL',
+    ...commandSession(config.storage),
     // DATABASE_DIRECT_URL is a session by definition; DATABASE_URL may be a pooler (migrations refuse one).
     pooler: config.storage.directUrl === undefined ? 'detect' : 'none',
     connectionTimeoutMs: config.storage.connectionTimeoutMs,
