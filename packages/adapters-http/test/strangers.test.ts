@@ -639,6 +639,15 @@ const creation = (headers = '') =>
   `${headers}Content-Length: ${CREATE_BODY.length}\r\n\r\n${CREATE_BODY}`
 
 // An app whose log lines and observed requests a test reads.
+/** Waits until the observer has seen as many requests as `expected`, then compares their methods and statuses. */
+const expectObserved = async (
+  seen: ReadonlyArray<ObservedRequest>,
+  expected: ReadonlyArray<readonly [string, number]>,
+) => {
+  await expect.poll(() => seen.length).toBe(expected.length)
+  expect(seen.map((r) => [r.method, r.status])).toEqual(expected)
+}
+
 const observedApp = async () => {
   const logger = recordingLogger()
   const seen: Array<ObservedRequest> = []
@@ -841,8 +850,7 @@ describe('a HEAD refused by the parser after empty lines', () => {
       ])
       expect(text).toMatch(/^HTTP\/1\.1 400 /)
       expect(text.slice(text.indexOf('\r\n\r\n') + 4)).toBe('')
-      await expect.poll(() => seen.length).toBe(1)
-      expect(seen.map((r) => [r.method, r.status])).toEqual([['HEAD', 400]])
+      await expectObserved(seen, [['HEAD', 400]])
     } finally {
       await served.close()
     }
@@ -960,8 +968,7 @@ describe('a request answered whole, then bytes node refuses on its connection', 
         const [listing, created] = answer.toLowerCase().split('http/1.1 201 ')
         expect(listing).toContain('\r\nconnection: keep-alive\r\n')
         expect(created).toContain('\r\nconnection: close\r\n')
-        await expect.poll(() => seen.length).toBe(2)
-        expect(seen.map((r) => [r.method, r.status])).toEqual([
+        await expectObserved(seen, [
           ['GET', 200],
           ['POST', 201],
         ])
@@ -1014,8 +1021,7 @@ describe('a request answered whole, then bytes node refuses on its connection', 
       expect(answer.slice(0, answer.indexOf('HTTP/1.1 201 ')).toLowerCase()).toContain(
         '\r\nconnection: keep-alive\r\n',
       )
-      await expect.poll(() => seen.length).toBe(2)
-      expect(seen.map((r) => [r.method, r.status])).toEqual([
+      await expectObserved(seen, [
         ['GET', 200],
         ['POST', 201],
       ])
@@ -1034,8 +1040,7 @@ describe('a request answered whole, then bytes node refuses on its connection', 
         0,
       )
       expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 201 ', 'HTTP/1.1 405 '])
-      await expect.poll(() => seen.length).toBe(2)
-      expect(seen.map((r) => [r.method, r.status])).toEqual([
+      await expectObserved(seen, [
         ['POST', 201],
         ['_OTHER', 405],
       ])
