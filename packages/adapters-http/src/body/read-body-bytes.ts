@@ -88,14 +88,14 @@ export const readBodyBytes = (
   limit: number,
   timeoutMs: number,
 ): RawBody | Promise<RawBody> => {
+  const atHand = bodyAtHand(req, declared, limit)
+  if (atHand !== undefined) return atHand
+  // Only a body still arriving can be followed by bytes the parser refuses while it is read (bodyOverLimit).
   limits.set(req, limit)
-  return (
-    bodyAtHand(req, declared, limit) ??
-    new Promise((resolve) => setImmediate(takeOrListen, resolve, req, declared, limit, timeoutMs))
-  )
+  return new Promise((resolve) => setImmediate(takeOrListen, resolve, req, declared, limit, timeoutMs))
 }
 
-// The requests whose body a handler reads, with its limit, and those found over it as they were read.
+// The requests whose body a handler waits for, with its limit, and those found over it as they were read.
 const limits = new WeakMap<object, number>()
 const overLimit = new WeakSet<object>()
 
