@@ -62,6 +62,37 @@ describe('the key commands', () => {
     await expect(cli(databaseUrl, 'keys', 'create')).rejects.toMatchObject({ code: 2 })
   })
 
+  it('waits for the instances whose URLs name their sessions too (application_name in DATABASE_URL or DATABASE_DIRECT_URL)', async () => {
+    const { url: databaseUrl } = await fresh()
+    const named = (value: string) => {
+      const u = new URL(databaseUrl)
+      u.searchParams.set('application_name', value)
+      return u.toString()
+    }
+    const created = await cli(databaseUrl, 'keys', 'create', '--name', 'named')
+    const key = created.stdout.trim().split('\n').at(-1)!
+    const [byUrl, byDirectUrl] = [
+      await startTestService({ mode: 'child', env: { DATABASE_URL: named('ops-a'), API_KEYS: 'env-key' } }),
+      await startTestService({
+        mode: 'child',
+        env: { DATABASE_URL: databaseUrl, DATABASE_DIRECT_URL: named('ops-b'), API_KEYS: 'env-key' },
+      }),
+    ]
+    for (const svc of [byUrl, byDirectUrl]) expect((await list(svc.url, key)).status).toBe(200)
+    const id = /^(\d+)\s+named/m.exec((await cli(databaseUrl, 'keys', 'list')).stdout)![1]!
+    // The command's own URL may name its sessions as well.
+    const revoked = await cli(named('ops-cli'), 'keys', 'revoke', id)
+    expect(revoked.stdout).toMatch(
+      new RegExp(
+        `^Revoked key ${id} \\(named\\); refused by every instance: the 2 listening for key changes heard it within \\d+ ms\\.\n$`,
+      ),
+    )
+    expect(revoked.stderr).toBe('')
+    for (const svc of [byUrl, byDirectUrl]) expect((await list(svc.url, key)).status).toBe(401)
+    expect(await byUrl.stop()).toBe(0)
+    expect(await byDirectUrl.stop()).toBe(0)
+  })
+
   it('says which instances did not answer within 5 s, and when no instance listens at all', async () => {
     const { url: databaseUrl } = await fresh()
     const issue = async (name: string) => {
@@ -96,8 +127,8 @@ describe('the key commands', () => {
     // Nobody listens: each instance that may run looks keys up in PostgreSQL.
     const alone = await cli(databaseUrl, 'keys', 'revoke', second)
     expect(alone.stdout).toBe(
-      `Revoked key ${second} (second); no instance listens for key changes (animal-store-api-keys) now, so each ` +
-        'one running looks keys up in PostgreSQL and refuses it.\n',
+      `Revoked key ${second} (second); no instance listens for key changes now, so each one running looks ` +
+        'keys up in PostgreSQL and refuses it.\n',
     )
     expect(alone.stderr).toBe('')
   })

@@ -76,7 +76,7 @@ export {
 } from './stores/postgres-api-key-store.js'
 export { createPostgresApiKeyUsageLog } from './stores/postgres-api-key-usage-log.js'
 export { LastUsedNotWrittenError } from './stores/last-used-writer.js'
-export { CLEANUP_LOCK, MIGRATION_LOCK, PET_INSERT_LOCK } from './stores/advisory-locks.js'
+export { CLEANUP_LOCK, KEY_LISTENER_LOCK, MIGRATION_LOCK, PET_INSERT_LOCK } from './stores/advisory-locks.js'
 export {
   createPostgresIdempotentPetCreations,
   type PostgresIdempotentPetCreationsOptions,

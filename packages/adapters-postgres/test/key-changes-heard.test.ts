@@ -1,10 +1,12 @@
 import type { ApiKeyName } from '@pets/domain'
-import { run } from '@pets/domain/testing'
+import { pollUntil, run } from '@pets/domain/testing'
 import * as O from 'fp-ts/lib/Option.js'
 import { randomBytes } from 'node:crypto'
+import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   createPostgresApiKeyStore,
+  createPostgresStorage,
   keyListenerName,
   keyListenerPids,
   listenForKeyChangesHeard,
@@ -38,7 +40,7 @@ describe('key stores say that they heard of a change of a key', () => {
       await made.start()
       return made
     }
-    return { store, pids: () => keyListenerPids(fresh.db, applicationName) }
+    return { store, pids: () => keyListenerPids(fresh.db) }
   }
   const hearing = async (
     fresh: FreshDatabase,
@@ -91,6 +93,66 @@ describe('key stores say that they heard of a change of a key', () => {
     expect(performance.now() - since).toBeGreaterThanOrEqual(550)
     // A pid that is no store's: never heard, once the time is up.
     expect(await heard.ask([speakingPid!, 1], 100)).toEqual(new Set([speakingPid]))
+  })
+
+  it('finds every key store listening on the database, whatever its storage is named and its URL says, and nothing else', async () => {
+    const [fresh, elsewhere] = [await open(), await open()]
+    const withParameter = (url: string, value: string) => {
+      const u = new URL(url)
+      u.searchParams.set('application_name', value)
+      return u.toString()
+    }
+    const namesOf = async (pids: ReadonlyArray<number>) => {
+      const { rows } = await fresh.pool.query<{ name: string }>(
+        'SELECT application_name AS name FROM pg_stat_activity WHERE pid = ANY($1) ORDER BY 1',
+        [pids],
+      )
+      return rows.map((row) => row.name)
+    }
+    // An embedder's storage of its own name; one whose URL names its sessions (the listener's too); a bare store.
+    const billing = createPostgresStorage({ url: fresh.url, applicationName: 'billing' })
+    const named = createPostgresStorage({ url: withParameter(fresh.url, 'ops-dashboard') })
+    const bare = createPostgresApiKeyStore(fresh.db, { listen: { connectionString: fresh.url } })
+    // Neither is a key store listening here: a session that only looks like one, and a store of another database.
+    const lookalike = new pg.Client({ connectionString: withParameter(fresh.url, 'billing-api-keys') })
+    const other = createPostgresApiKeyStore(elsewhere.db, { listen: { connectionString: elsewhere.url } })
+    closing.push(billing, named, bare, { close: () => lookalike.end() }, other)
+    await Promise.all([billing.start(), named.start(), bare.start(), lookalike.connect(), other.start()])
+    for (const store of [billing.apiKeys, named.apiKeys, bare, other])
+      expect(store.servingFromMemory()).toBe(true)
+
+    const listeners = await keyListenerPids(fresh.db)
+    expect(await namesOf(listeners)).toEqual(
+      ['billing-api-keys', 'ops-dashboard', 'api-keys-listener'].sort(),
+    )
+    // Each of them answers the question by the pid found, and refuses a key revoked before it.
+    const { key, record } = await run(bare.issue(name('embedded')))
+    const heard = await hearing(fresh)
+    expect(await heard.ask(listeners, 5000)).toEqual(new Set(listeners))
+    await run(bare.revoke(record.id))
+    expect(await heard.ask(listeners, 5000)).toEqual(new Set(listeners))
+    for (const store of [billing.apiKeys, named.apiKeys, bare])
+      expect(store.fromMemory?.(key)).toEqual(O.none)
+
+    // Closed, a store is no longer counted; nor, its connection ended, until it listens again (a new pid).
+    await billing.close()
+    const dashboard = listeners[(await namesOf(listeners)).indexOf('ops-dashboard')]!
+    await fresh.pool.query('SELECT pg_terminate_backend($1)', [dashboard])
+    await pollUntil('the dashboard listens again', async () => {
+      const now = await keyListenerPids(fresh.db)
+      expect(now).not.toContain(dashboard)
+      return now.length === 2 && named.apiKeys.servingFromMemory()
+    })
+    expect(await namesOf(await keyListenerPids(fresh.db))).toEqual(['api-keys-listener', 'ops-dashboard'])
+  })
+
+  it('counts the LISTEN connection of an earlier release by its name, which it knows no other way', async () => {
+    const fresh = await open()
+    const earlier = new pg.Client({ connectionString: fresh.url, application_name: 'animal-store-api-keys' })
+    closing.push({ close: () => earlier.end() })
+    await earlier.connect()
+    const { rows } = await earlier.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+    expect(await keyListenerPids(fresh.db)).toEqual([rows[0]!.pid])
   })
 
   it('says why it cannot hear when its own LISTEN connection cannot be made', async () => {

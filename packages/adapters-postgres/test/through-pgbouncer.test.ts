@@ -18,6 +18,7 @@ import {
   createPostgresIdempotentPetCreations,
   createPostgresPetRepository,
   createPostgresStorage,
+  keyListenerPids,
   ListenUnheardError,
   migrateToLatest,
   MigrationsNeedSessionError,
@@ -208,6 +209,8 @@ describe('the pool behind PgBouncer in transaction mode', () => {
       ),
     )
     expect(listening.flatMap((result) => result.rows)).toEqual([])
+    // Nor the lock that says a key store listens (asked through PgBouncer: pg_locks is the server's).
+    expect(await keyListenerPids(fresh.db)).toEqual([])
     expect(O.isSome(await run(store.authenticate(key)))).toBe(true)
     await run(revoker.revoke(record.id))
     expect(O.isNone(await run(store.authenticate(key)))).toBe(true)
@@ -244,6 +247,12 @@ describe('the pool behind PgBouncer in transaction mode', () => {
       }),
     })
     expect(storage.apiKeys.servingFromMemory()).toBe(true)
+    // Its LISTEN connection, on the direct URL, is the one session that holds the key listeners' lock.
+    const { rows } = await fresh.pool.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'animal-store-api-keys'",
+    )
+    expect(rows).toHaveLength(1)
+    expect(await keyListenerPids(fresh.db)).toEqual([rows[0]!.pid])
     const pet = await run(storage.pets.add(aPetData()))
     expect(O.isSome(await run(storage.pets.findById(pet.id)))).toBe(true)
     expect(lines.filter((l) => l.level !== 'info')).toEqual([])

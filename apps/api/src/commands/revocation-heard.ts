@@ -1,18 +1,10 @@
-import {
-  keyListenerName,
-  keyListenerPids,
-  listenForKeyChangesHeard,
-  type PostgresDatabase,
-} from '@pets/adapters-postgres'
+import { keyListenerPids, listenForKeyChangesHeard, type PostgresDatabase } from '@pets/adapters-postgres'
 import type { ApiKeyRecord } from '@pets/domain'
 import type { AppConfig } from '../config.js'
 import { commandSession } from './with-database.js'
 
 /** How long `keys revoke` waits for each instance listening for key changes to say that it heard. */
 export const HEARD_WITHIN_MS = 5000
-
-// The service's key store LISTENs under this name (createPostgresStorage's default application name).
-const LISTENERS = keyListenerName('animal-store')
 
 /** What `keys revoke` says of a revocation: a line for standard output, and perhaps one for standard error. */
 export type HeardReport = { readonly line: string; readonly warning?: string | undefined }
@@ -29,7 +21,7 @@ export const listenForRevocationHeard = async (config: AppConfig, { db }: Postgr
     applicationName: 'animal-store keys revoke',
     timeoutMs: config.storage.connectionTimeoutMs,
   })
-  const pids = await keyListenerPids(db, LISTENERS).catch(async (error: unknown) => {
+  const pids = await keyListenerPids(db).catch(async (error: unknown) => {
     await listening.close()
     throw error
   })
@@ -46,8 +38,8 @@ export const listenForRevocationHeard = async (config: AppConfig, { db }: Postgr
       if (pids.length === 0)
         return {
           line:
-            `${revoked}; no instance listens for key changes (${LISTENERS}) now, so each one running looks ` +
-            'keys up in PostgreSQL and refuses it.',
+            `${revoked}; no instance listens for key changes now, so each one running looks keys up in ` +
+            'PostgreSQL and refuses it.',
         }
       const since = performance.now()
       const heard = await listening.ask(pids, HEARD_WITHIN_MS)

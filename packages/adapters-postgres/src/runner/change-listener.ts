@@ -33,8 +33,11 @@ export type ListenHooks = {
   readonly channel: string
   /** Sends a notification through another connection (the pool), to prove that this one hears it. */
   readonly notifyElsewhere: (channel: string, payload: string) => Promise<void>
-  /** Runs once LISTEN holds and is proved; the connection is up only when it resolves. */
-  readonly ready: () => Promise<void>
+  /**
+   * Runs once LISTEN holds and is proved, given a query on the LISTEN connection itself (for what must hold
+   * exactly as long as it does); the connection is up only when it resolves.
+   */
+  readonly ready: (onListenConnection: (text: string) => Promise<ReadonlyArray<unknown>>) => Promise<void>
   /**
    * A notification on `channel` arrived, with its payload and this connection's backend pid; `drop` ends this
    * connection (and connects again) if what it triggers fails.
@@ -166,7 +169,7 @@ export const createChangeListener = (options: ListenOptions, hooks: ListenHooks)
       await client.query(`LISTEN ${hooks.channel}`)
       await prove(client)
       if (client !== current) return
-      await hooks.ready()
+      await hooks.ready(async (text) => (await client.query(text)).rows)
       if (client !== current) return
       failures = 0
       // A beat while the last one waits (up to timeoutMs) is skipped: pg queues it, a use pg@9 refuses.

@@ -8,3 +8,9 @@ export const MIGRATION_LOCK = 4_242_000_001
 export const PET_INSERT_LOCK = 4_242_000_002
 /** Transaction lock of the instance whose turn it is to remove expired idempotency records. */
 export const CLEANUP_LOCK = 4_242_000_003
+/**
+ * Session lock, taken shared, that the LISTEN connection of every key store holds while it listens: `keys
+ * revoke` finds them by it in pg_locks (key-changes-heard.ts). Two int4 keys (pg_locks: classid, objid,
+ * objsubid 2), a key space apart from the int8 ones above and the transaction locks hashed from idempotency keys.
+ */
+export const KEY_LISTENER_LOCK = [4242, 4] as const

@@ -2,7 +2,7 @@ import type { ApiKeyId, ApiKeyOwner } from '@pets/domain'
 import { sql, type Kysely } from 'kysely'
 import { createApiKeyIndex, type ActiveApiKey } from './api-key-index.js'
 import { asError, createChangeListener, type Database, type ListenOptions } from '../runner/index.js'
-import { answerHeard, API_KEYS_CHANNEL, HEARD_QUESTION } from './key-changes-heard.js'
+import { answerHeard, API_KEYS_CHANNEL, HEARD_QUESTION, holdKeyListenerLock } from './key-changes-heard.js'
 
 /** The active keys of this process in memory, kept current by LISTEN/NOTIFY. */
 export type ApiKeyCache = {
@@ -19,9 +19,9 @@ export type ApiKeyCache = {
 }
 
 /**
- * The cache; nothing runs before `start`: LISTEN, check migration 0005's trigger, load active keys, serve.
- * A notification makes the index stale until a reload begun after it ends; a reload that overlapped a local
- * change runs again, and one that fails ends the connection, which reconnects and reloads.
+ * The cache; nothing runs before `start`: LISTEN, hold KEY_LISTENER_LOCK, check migration 0005's trigger,
+ * load active keys, serve. A notification makes the index stale until a reload begun after it ends; a reload
+ * that overlapped a local change runs again, and one that fails ends the connection, which reconnects and reloads.
  */
 export const createApiKeyCache = (
   db: Kysely<Database>,
@@ -79,7 +79,9 @@ export const createApiKeyCache = (
     notifyElsewhere: async (channel, payload) => {
       await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db)
     },
-    ready: async () => {
+    ready: async (onListenConnection) => {
+      // Before any key is loaded: `keys revoke` counts this store from now on, whatever its connection's name.
+      await holdKeyListenerLock(onListenConnection)
       await requireTrigger()
       await reload()
     },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import { createChangeListener, type Database, type ListenOptions } from '../runner/index.js'
+import { KEY_LISTENER_LOCK } from './advisory-locks.js'
 
 /** The channel that migration 2026-11-22-0005 notifies on every change of `api_keys`. */
 export const API_KEYS_CHANNEL = 'api_keys_changed'
@@ -27,14 +28,41 @@ export const answerHeard = (db: Kysely<Database>, token: string, listenerPid: nu
     () => {},
   )
 
-/** The backend pids of the LISTEN connections of key stores named `applicationName` (in pg_stat_activity) now. */
-export const keyListenerPids = async (
-  db: Kysely<Database>,
-  applicationName: string,
-): Promise<ReadonlyArray<number>> => {
+const [CLASS, OBJECT] = KEY_LISTENER_LOCK
+
+/**
+ * Takes KEY_LISTENER_LOCK shared on a key store's LISTEN connection, once it LISTENs and before the store
+ * loads any key: held as long as that session lives, gone with it (a crash, a pid used again), whatever the
+ * connection's name. Never waits; throws if a session holds it alone (no store of ours does).
+ */
+export const holdKeyListenerLock = async (
+  onListenConnection: (text: string) => Promise<ReadonlyArray<unknown>>,
+): Promise<void> => {
+  const [row] = await onListenConnection(`SELECT pg_try_advisory_lock_shared(${CLASS}, ${OBJECT}) AS held`)
+  if ((row as { held?: unknown } | undefined)?.held !== true)
+    throw new Error(
+      `Another session holds advisory lock (${CLASS}, ${OBJECT}) alone, which key stores hold shared while they ` +
+        'listen, so that "keys revoke" finds them. Until it lets go, every API key is looked up in the database.',
+    )
+}
+
+// Releases before the lock named their key stores' LISTEN connections `animal-store-api-keys` and nothing else.
+const EARLIER_RELEASES = keyListenerName('animal-store')
+
+/**
+ * The backend pids of the LISTEN connections of every key store listening on this database now, whatever
+ * their names: the sessions holding KEY_LISTENER_LOCK (pg_locks shows them to every role), and those named
+ * as earlier releases named theirs.
+ */
+export const keyListenerPids = async (db: Kysely<Database>): Promise<ReadonlyArray<number>> => {
   const { rows } = await sql<{ pid: number }>`
+    SELECT pid FROM pg_locks
+    WHERE locktype = 'advisory' AND granted AND classid = ${sql.lit(CLASS)} AND objid = ${sql.lit(OBJECT)}
+      AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+      AND pid <> pg_backend_pid()
+    UNION
     SELECT pid FROM pg_stat_activity
-    WHERE datname = current_database() AND application_name = ${applicationName} AND pid <> pg_backend_pid()
+    WHERE datname = current_database() AND application_name = ${EARLIER_RELEASES} AND pid <> pg_backend_pid()
     ORDER BY pid`.execute(db)
   return rows.map((row) => Number(row.pid))
 }
