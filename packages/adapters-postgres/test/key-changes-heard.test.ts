@@ -132,7 +132,7 @@ describe('key stores say that they heard of a change of a key', () => {
     await run(bare.revoke(record.id))
     expect(await heard.ask(listeners, 5000)).toEqual(new Set(listeners))
     for (const store of [billing.apiKeys, named.apiKeys, bare])
-      expect(store.fromMemory?.(key)).toEqual(O.none)
+      expect(await run(store.authenticate(key))).toEqual(O.none)
 
     // Closed, a store is no longer counted; nor, its connection ended, until it listens again (a new pid).
     await billing.close()

@@ -10,9 +10,11 @@ export const HEARD_WITHIN_MS = 5000
 export type HeardReport = { readonly line: string; readonly warning?: string | undefined }
 
 /**
- * LISTENs for the instances' answers, through the command's session (DATABASE_DIRECT_URL, else DATABASE_URL),
- * and notes which instances listen for key changes now; then, once the key is revoked, asks them whether they
- * heard (adapters-postgres: `listenForKeyChangesHeard`).
+ * LISTENs for the instances' answers, through the command's session (DATABASE_DIRECT_URL, else DATABASE_URL);
+ * once the key is revoked, notes which instances listen for key changes and asks them whether they heard
+ * (adapters-postgres: `keyListenerPids`, `listenForKeyChangesHeard`). Noted after the revocation, not before:
+ * a store holds its lock once it LISTENs, and loads the keys after, so one not counted then loads them
+ * without the key, and one counted hears the question.
  */
 export const listenForRevocationHeard = async (config: AppConfig, { db }: PostgresDatabase) => {
   if (config.storage.kind !== 'postgres') throw new Error('keys revoke works on PostgreSQL only')
@@ -21,20 +23,22 @@ export const listenForRevocationHeard = async (config: AppConfig, { db }: Postgr
     applicationName: 'animal-store keys revoke',
     timeoutMs: config.storage.connectionTimeoutMs,
   })
-  const pids = await keyListenerPids(db).catch(async (error: unknown) => {
-    await listening.close()
-    throw error
-  })
   return {
-    /** Asks the instances listening when it started, waits HEARD_WITHIN_MS at most, and says who heard. */
+    /** Asks the instances listening now, waits HEARD_WITHIN_MS at most, and says who heard. */
     report: async ({ id, name }: ApiKeyRecord): Promise<HeardReport> => {
       const revoked = `Revoked key ${id} (${name})`
-      const cannot = listening.notListening()
-      if (cannot !== undefined)
-        return {
-          line: `${revoked}; each instance refuses it once it hears of the revocation (milliseconds).`,
-          warning: `cannot hear which instances heard it: ${cannot.message}`,
-        }
+      const cannot = (why: string) => ({
+        line: `${revoked}; each instance refuses it once it hears of the revocation (milliseconds).`,
+        warning: `cannot hear which instances heard it: ${why}`,
+      })
+      const notListening = listening.notListening()
+      if (notListening !== undefined) return cannot(notListening.message)
+      const listed = await keyListenerPids(db).then(
+        (found) => ({ found }),
+        (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+      )
+      if ('error' in listed) return cannot(listed.error)
+      const pids = listed.found
       if (pids.length === 0)
         return {
           line:
