@@ -3,6 +3,10 @@
 // or B then A in the next round, for each request kind; the report gives, per side and kind, the server's CPU
 // time per request (the figure a shared machine disturbs least) and wrk's requests per second: the median of
 // the rounds with their range, and B against A as the median of the rounds' own ratios.
+// A run has a bias of its own that its rounds share: the same build on both sides (ab-requests.mjs, list 20,
+// 10 rounds, 2026-11-28) gave CPU B/A x1.034 with 9 rounds of 10 above 1, then x0.962 with 9 of 10 below
+// (one process's place on the two cores, it seems). Rounds that agree do not make a difference real: judge a
+// difference of a few percent from several runs, the sides swapped (--a and --b) in some of them.
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
