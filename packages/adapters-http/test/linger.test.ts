@@ -1,9 +1,9 @@
 import type { Authenticator } from '@pets/domain'
-import { IncomingMessage, ServerResponse, request } from 'node:http'
+import { IncomingMessage, ServerResponse, createServer, request, type Server } from 'node:http'
 import { Socket, connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LINGER_BYTES, LINGER_MS } from '../src/connection/linger.js'
-import { createHttpApp } from '../src/index.js'
+import { answerClientError, createHttpApp } from '../src/index.js'
 import { BEARER, memoryApp, serveApp, type ServedApp } from './support/memory-app.js'
 
 const KIB = 1024
@@ -36,18 +36,20 @@ const upload = (port: number, size: number, headers: Record<string, string>) =>
 
 /**
  * Writes each part at its time (ms after connecting; 0: at once) without reading, reads from `readAtMs` on and
- * ends its side at `endAtMs`: what came back, and the error the socket met (a reset: EPIPE, ECONNRESET), if any.
+ * ends its side at `endAtMs` (with `allowHalfOpen`, not before, the server's end come or not): what came back,
+ * and the error the socket met (a reset: EPIPE, ECONNRESET), if any.
  */
 const writeBeforeReading = (
   port: number,
   parts: ReadonlyArray<readonly [number, string]>,
   readAtMs: number,
   endAtMs: number,
+  allowHalfOpen = false,
 ) =>
   new Promise<{ text: string; error: string | undefined }>((resolve) => {
     let text = ''
     let error: string | undefined
-    const socket = connect(port, '127.0.0.1')
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen })
     socket.pause()
     for (const [ms, part] of parts)
       if (ms === 0) socket.write(part)
@@ -418,5 +420,60 @@ describe("a body that breaks the parser before its request's answer has begun", 
     expect(error).toBeUndefined()
     expect(statusesOf(text)).toEqual(['400'])
     expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n')
+  })
+})
+
+describe("answerClientError, a server's own clientError listener, for bytes that are no request of the app's", () => {
+  // A plain node server: answerEveryRequest hands such bytes to the app (refused-request.ts), this one does not.
+  let server: Server
+  let port: number
+  const handed: Array<string> = []
+  beforeAll(async () => {
+    server = createServer(
+      { headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 50 },
+      (req, res) => {
+        handed.push(`${req.method} ${req.url}`)
+        res.end('served')
+      },
+    )
+    server.on('clientError', answerClientError)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as { port: number }).port
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  it('reaches a client still sending a head over 16 KiB, then closes as a lingering close, not a reset', async () => {
+    const piece = 'a'.repeat(4 * KIB)
+    const parts: Array<readonly [number, string]> = [[0, 'GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Pad: ']]
+    // Refused past 16 KiB, at the fifth piece: six more arrive after the 400 is written.
+    for (let i = 1; i <= 11; i++) parts.push([i * 20, piece])
+    const { text, error } = await writeBeforeReading(port, parts, 300, 350)
+    // answerClientError destroyed the connection once its 400 was written: the pieces after it were met with a
+    // reset (ECONNRESET), which dropped the 400 unread.
+    expect(error).toBeUndefined()
+    expect(statusesOf(text)).toEqual(['400'])
+    const [head = '', body = ''] = text.split('\r\n\r\n')
+    expect(head.toLowerCase()).toContain('\r\nconnection: close')
+    expect(Buffer.byteLength(body)).toBe(Number(/content-length: (\d+)/i.exec(head)?.[1]))
+    expect(JSON.parse(body)).toMatchObject({ status: 400 })
+  })
+
+  it('closes at once a connection that timed out: the rest of its head, come later, is no request', async () => {
+    handed.length = 0
+    const { text } = await writeBeforeReading(
+      port,
+      [
+        [0, 'GET /slow HTTP/1.1\r\nHost: x\r\n'],
+        // node's parser is not in error after a timeout: read on, it would hand this request to the app.
+        [900, '\r\nGET /after HTTP/1.1\r\nHost: x\r\n\r\n'],
+      ],
+      0,
+      1_100,
+      // A client that sends on after the server's end (else its system ends its side as that end comes).
+      true,
+    )
+    expect(statusesOf(text)).toEqual(['400'])
+    expect(text).toContain('did not arrive in time')
+    expect(handed).toEqual([])
   })
 })

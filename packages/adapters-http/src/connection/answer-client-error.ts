@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Duplex } from 'node:stream'
 import type { Socket } from 'node:net'
 import { afterAnswersUnderWay } from './later-refusals.js'
-import { closeAfterLinger, droppedMeanwhile, endDropOf } from './linger.js'
+import { closeAfterLinger, droppedMeanwhile, endDropOf, lingeringRefusal } from './linger.js'
 import { bodyOverLimit } from '../body/read-body-bytes.js'
 import { toErrorResponse } from '../problems.js'
 
@@ -20,6 +20,9 @@ const REASONS: ReadonlyMap<string, string> = new Map([
 /** What a 400 says of a request node's parser refused, by the error's code. */
 export const refusalReason = (error: { readonly code?: string }): string =>
   REASONS.get(error.code ?? '') ?? 'The request is not valid HTTP/1.1.'
+
+// node's refusals of a client too slow: its parser is not in error then, and would read on what still comes.
+const TIMEOUTS: ReadonlySet<string> = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ERR_HTTP_HEADERS_TIMEOUT'])
 
 // The responses of requests the app had whose rest node's parser refused, answered 400 here on the socket.
 const answeredHere = new WeakSet<object>()
@@ -65,6 +68,8 @@ export const answerClientError = (
       } | null
     }
   )._httpMessage
+  // What a client still sends on a connection closing after this 400 (answerEveryRequest asks before).
+  if (lingeringRefusal(error, socket)) return
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy()
     return
@@ -101,9 +106,15 @@ export const answerClientError = (
       'Cache-Control: no-store\r\n' +
       'Connection: close\r\n\r\n' +
       (head ? '' : json),
-    // The app's request waits for a body that will not come: the connection closes as a lingering close, so
-    // that a client still sending reads this 400 (a reset dropped it unread: bench/fuzz, 8 of 30 replays); the
-    // request ends with the connection, within LINGER_MS, long before its body's timeout. Else at once.
-    () => (own ? closeAfterLinger(socket as Socket, { parserReads: true }) : socket.destroy()),
+    // Closed as a lingering close, so that a client still sending (its body, a head over 16 KiB, an upload behind a
+    // bad request line) reads this 400: a reset dropped it unread (bench/fuzz, 8 of 30 replays; linger.test.ts);
+    // node's parser, in its error, refuses what still comes (lingeringRefusal counts it), and the app's request,
+    // if any, ends with the connection, within LINGER_MS. Bytes that are no request of the app's refused for a
+    // timeout close at once, once written: node's parser is not in error then, and what the slow client sent next
+    // was handed to the app as a request after its 400 (linger.test.ts).
+    () =>
+      TIMEOUTS.has(error.code ?? '') && !own
+        ? socket.destroy()
+        : closeAfterLinger(socket as Socket, { parserReads: true }),
   )
 }
