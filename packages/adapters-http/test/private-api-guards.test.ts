@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import { connect, createServer as createNetServer, Socket, type AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { LeanKoa } from '../src/lean-koa.js'
+import { headStartOf, watchHeadStarts } from '../src/connection/head-starts.js'
 import { readRefusedHead } from '../src/connection/refused-head.js'
 
 // Guards of what the adapter's hand-made pieces assume of Koa and node beyond their documented
@@ -491,6 +492,59 @@ describe(`node's http pieces that answer-and-close.ts and refused-request.ts put
       `${NODE}: an accepted socket's server is no longer its http.Server; refused-request.ts waits 60 s, not the ` +
         "server's headersTimeout, for the rest of a refused head: read the limit another way",
     ).toBe(1234)
+  })
+})
+
+describe(`node's parser of a connection, which head-starts.ts hears as a message begins and after each packet (${NODE})`, () => {
+  const HINT =
+    'head-starts.ts no longer keeps the start of a head that comes in several packets, and a HEAD refused in a ' +
+    'later packet gets a body (strangers.test.ts): find where such a head began another way'
+  // Sends each packet of `packets` on a connection of its own, once node has read the one before, and says after
+  // each what headStartOf says of it (latin1, null or undefined).
+  const startsAfter = async (packets: ReadonlyArray<string>) => {
+    const server = createServer((_, res) => res.end('ok'))
+    const sockets: Array<Socket> = []
+    server.on('connection', (socket: Socket) => {
+      sockets.push(socket)
+      watchHeadStarts(socket)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    opened.push(() => (server.closeAllConnections(), new Promise<void>((done) => server.close(() => done()))))
+    const said: Array<string | null | undefined> = []
+    for (const round of [1, 2]) {
+      // A second connection: node hands it the parser the first one freed (its slots cleaned).
+      const client = connect((server.address() as AddressInfo).port, '127.0.0.1')
+      client.on('error', () => {})
+      await expect.poll(() => sockets.length, { timeout: 2_000 }).toBe(round)
+      const socket = sockets[round - 1]!
+      for (const packet of packets) {
+        const before = socket.bytesRead
+        client.write(packet)
+        await expect.poll(() => socket.bytesRead, { timeout: 2_000 }).toBe(before + packet.length)
+        await new Promise((resolve) => setImmediate(resolve))
+        const start = headStartOf(socket)
+        said.push(start === undefined || start === null ? start : start.toString('latin1'))
+      }
+      client.destroy()
+      await expect.poll(() => socket.destroyed, { timeout: 2_000 }).toBe(true)
+    }
+    return said
+  }
+
+  it('calls the slot kOnMessageBegin names as each message begins, and kOnExecute after each packet', async () => {
+    const packets = [
+      '\r\nHEAD /a HT',
+      'TP/1.1\r\nX: y\r\n',
+      'Host: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nHEAD /c HTTP/1.1\r\n',
+      'Host: x\r\nContent-Length: 2\r\n\r\nabHEAD /d',
+    ]
+    // Whole packets are kept up to the end of the request line.
+    const once = ['HEAD /a HT', 'HEAD /a HTTP/1.1\r\nX: y\r\n', 'HEAD /c HTTP/1.1\r\n', null]
+    expect(
+      await startsAfter(packets),
+      `${NODE}: what head-starts.ts kept of a head under way after each packet is not its start (twice: a parser ` +
+        `freed and given to a second connection); ${HINT}`,
+    ).toEqual([...once, ...once])
   })
 })
 

@@ -7,6 +7,7 @@ import { withoutEarlyContinue } from './continue-on-read.js'
 import { answerHttp2Preface } from './http2-preface.js'
 import { afterAnswersUnderWay, answerInTurn } from './later-refusals.js'
 import { closeAfterLinger, lingeringRefusal } from './linger.js'
+import { watchHeadStarts } from './head-starts.js'
 import { handRefusalToApp } from './refused-request.js'
 import { noteRequest } from './request-turns.js'
 
@@ -57,6 +58,8 @@ export const answerEveryRequest = (server: Server, handle: RequestHandler): void
   // lingering_close; what it still sends is not served (inOrder).
   server.on('connection', (socket: Socket) => {
     socket.destroySoon = () => closeAfterLinger(socket, { parserReads: true })
+    // The start of a head that comes in several packets, which node's refusal of a later one lacks (a HEAD's).
+    watchHeadStarts(socket)
   })
   const answerRefusal = (error: Error & { code?: string }, socket: Duplex) => {
     if (!handRefusalToApp(error, socket, handle)) answerClientError(error, socket)

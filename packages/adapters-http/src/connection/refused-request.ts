@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream'
 import { refusalReason } from './answer-client-error.js'
 import { answerAndClose, closeAtOnce } from './answer-and-close.js'
 import { closeAfterLinger, droppedMeanwhile } from './linger.js'
+import { headStartOf } from './head-starts.js'
 import { handedOverThisTurn } from './request-turns.js'
 import {
   isOtherVersion,
@@ -165,9 +166,12 @@ export const handRefusalToApp = (
   handed.add(socket)
   const start = unknownMethodStart(error)
   if (start === undefined) {
-    // The packet's first line is not the refused request's own behind a request handed over from the same
-    // packet (a head too large behind a HEAD was answered and logged as that HEAD, without a body): none then.
-    refuse(socket, handle, handedOverThisTurn(socket) ? undefined : error.rawPacket, error.code)
+    // A head begun in an earlier packet starts as kept for it (head-starts.ts), if known: a HEAD's answer has
+    // no body. Else the packet's first line is not the refused request's own behind a request handed over from
+    // the same packet (a head too large behind a HEAD was answered and logged as that HEAD, without a body).
+    const begun = headStartOf(socket)
+    const raw = begun === undefined ? (handedOverThisTurn(socket) ? undefined : error.rawPacket) : begun
+    refuse(socket, handle, raw ?? undefined, error.code)
     return true
   }
   const timer = setTimeout(() => {
