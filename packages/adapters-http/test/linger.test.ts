@@ -433,7 +433,8 @@ describe("answerClientError, a server's own clientError listener, for bytes that
       { headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 50 },
       (req, res) => {
         handed.push(`${req.method} ${req.url}`)
-        res.end('served')
+        // A request whose answer waits (a slow store), its body unread: node's timeout, not the app, answers it.
+        if (req.url !== '/wait') res.end('served')
       },
     )
     server.on('clientError', answerClientError)
@@ -475,5 +476,23 @@ describe("answerClientError, a server's own clientError listener, for bytes that
     expect(statusesOf(text)).toEqual(['400'])
     expect(text).toContain('did not arrive in time')
     expect(handed).toEqual([])
+  })
+
+  it("closes at once a connection whose request's body timed out: a request sent behind it is not handed over", async () => {
+    handed.length = 0
+    const { text } = await writeBeforeReading(
+      port,
+      [
+        [0, 'POST /wait HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345'],
+        // The rest of the body, then a request: read on after the 400, node's parser handed this one to the app.
+        [900, '67890POST /after HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n'],
+      ],
+      0,
+      1_100,
+      true,
+    )
+    expect(statusesOf(text)).toEqual(['400'])
+    expect(text).toContain('did not arrive in time')
+    expect(handed).toEqual(['POST /wait'])
   })
 })

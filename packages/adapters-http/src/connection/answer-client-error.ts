@@ -109,11 +109,11 @@ export const answerClientError = (
     // Closed as a lingering close, so that a client still sending (its body, a head over 16 KiB, an upload behind a
     // bad request line) reads this 400: a reset dropped it unread (bench/fuzz, 8 of 30 replays; linger.test.ts);
     // node's parser, in its error, refuses what still comes (lingeringRefusal counts it), and the app's request,
-    // if any, ends with the connection, within LINGER_MS. Bytes that are no request of the app's refused for a
-    // timeout close at once, once written: node's parser is not in error then, and what the slow client sent next
-    // was handed to the app as a request after its 400 (linger.test.ts).
+    // if any, ends with the connection, within LINGER_MS. After a timeout (a head or a body too slow) at once,
+    // once written: node's parser is not in error then, and what the slow client sent next was handed to the app
+    // as a request after its 400, the rest of a head or a request behind a body (linger.test.ts).
     () =>
-      TIMEOUTS.has(error.code ?? '') && !own
+      TIMEOUTS.has(error.code ?? '')
         ? socket.destroy()
         : closeAfterLinger(socket as Socket, { parserReads: true }),
   )
