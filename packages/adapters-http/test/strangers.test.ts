@@ -892,8 +892,22 @@ describe('a HEAD refused by the parser, its head in several packets', () => {
   it('is answered 400 without a body behind a GET answered from the packet its head began in', async () => {
     const { served } = await observedApp()
     try {
+      // The rest of the head goes once the GET's answer has come, so that it is another packet for the server
+      // too: sent 20 ms later, a busy CI machine once read both in one go (a head refused in the packet it began
+      // in behind an answer under way: that answer closes the connection, and the HEAD gets nothing).
       const answers = answersOf(
-        await inParts(served.port, [`GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n${HEAD}`, 'Bad header\r\n\r\n']),
+        await new Promise<string>((resolve) => {
+          const socket = connect(served.port, '127.0.0.1', () =>
+            socket.write(`GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n${HEAD}`),
+          )
+          let text = ''
+          socket.on('data', (chunk: Buffer) => {
+            text += chunk.toString('latin1')
+            if (text.endsWith('{"status":"ok"}')) socket.write('Bad header\r\n\r\n')
+          })
+          socket.on('close', () => resolve(text))
+          socket.on('error', () => {})
+        }),
       )
       expect(answers.map((a) => a.status)).toEqual([200, 400])
       expect(answers[1]!.after).toBe('')
