@@ -4,9 +4,12 @@
 // time per request (the figure a shared machine disturbs least) and wrk's requests per second: the median of
 // the rounds with their range, and B against A as the median of the rounds' own ratios.
 // A run has a bias of its own that its rounds share: the same build on both sides (ab-requests.mjs, list 20,
-// 10 rounds, 2026-11-28) gave CPU B/A x1.034 with 9 rounds of 10 above 1, then x0.962 with 9 of 10 below
-// (one process's place on the two cores, it seems). Rounds that agree do not make a difference real: judge a
-// difference of a few percent from several runs, the sides swapped (--a and --b) in some of them.
+// 10 rounds, 2026-11-28) gave CPU B/A x1.034 with 9 rounds of 10 above 1, then x0.962 with 9 of 10 below.
+// Rounds that agree do not make a difference real: judge a difference of a few percent from several runs, the
+// sides swapped (--a and --b) in some of them. Pinned (the lab and its servers on CPU 0 by `taskset -c 0`, wrk
+// on CPU 1), the same build gave x1.043, x1.033 and x1.041 in three runs; with V8's --hash-seed and
+// --random-seed fixed in both servers and ASLR off (`setarch -R`) as well, x0.998 and x0.982: much of a run's
+// bias is its processes' own draw (hash seeds, addresses), which new processes draw again.
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
