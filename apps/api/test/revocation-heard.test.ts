@@ -1,4 +1,4 @@
-import { createPostgresApiKeyStore } from '@pets/adapters-postgres'
+import { createPostgresApiKeyStore, createPostgresDatabase } from '@pets/adapters-postgres'
 import { openFreshDatabase } from '@pets/adapters-postgres/testing'
 import type { ApiKeyName } from '@pets/domain'
 import { run } from '@pets/domain/testing'
@@ -39,5 +39,24 @@ describe('keys revoke, hearing the instances', () => {
     })
     // Refused there: from memory, or by PostgreSQL while it reads the keys again.
     expect(await run(late.authenticate(key))).toEqual(O.none)
+  })
+
+  it('says the key is revoked, and that it cannot tell who heard, when the instances cannot be listed after it', async () => {
+    const fresh = await openFreshDatabase(inject('postgres'))
+    closing.push(fresh)
+    const config = loadConfig({ DATABASE_URL: fresh.url, API_KEYS: 'env-key' })
+    if (E.isLeft(config)) throw new Error(config.left.join('; '))
+    const { record } = await run(createPostgresApiKeyStore(fresh.db).issue('gone' as ApiKeyName))
+    // The command's pool, ended between the revocation and the listing: the revocation stands, the listing fails.
+    const commandDb = createPostgresDatabase({ connectionString: fresh.url })
+    const heard = await listenForRevocationHeard(config.right, commandDb)
+    closing.push(heard)
+    const revoked = await run(createPostgresApiKeyStore(commandDb.db).revoke(record.id))
+    await commandDb.close()
+    const report = await heard.report(O.getOrElseW(() => record)(revoked))
+    expect(report).toEqual({
+      line: `Revoked key ${record.id} (gone); each instance refuses it once it hears of the revocation (milliseconds).`,
+      warning: expect.stringMatching(/^cannot hear which instances heard it: \S/),
+    })
   })
 })
