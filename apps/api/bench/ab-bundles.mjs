@@ -6,13 +6,19 @@
 // /proc/PID/stat: the figure a shared machine disturbs least) and wrk's requests per second, the median of the
 // rounds with their range, and B against A as the median of the rounds' own ratios. Not a test. Build, then:
 //   node apps/api/bench/ab-bundles.mjs --a=/tmp/before/dist/bin/animal-store.mjs [--b=this checkout's]
-// Options: --rounds=6, --seconds=4 per load, --connections=16, --port=18510 (A; B the next); the rounds and
-// the report are adapters-http's bench/wrk-ab.mjs.
+// Options: --rounds=6, --seconds=4 per load, --connections=16, --port=18510 (A; B the next), --steady=1 (each
+// service on CPU 0, wrk on CPU 1, V8's seeds fixed); the rounds and the report are adapters-http's bench/wrk-ab.mjs.
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { setTimeout } from 'node:timers'
-import { BODY, compareSides, option } from '../../../packages/adapters-http/bench/wrk-ab.mjs'
+import {
+  BODY,
+  compareSides,
+  option,
+  STEADY_NODE_FLAGS,
+  steadyServer,
+} from '../../../packages/adapters-http/bench/wrk-ab.mjs'
 
 const KEY = 'bench-key-0123456789abcdef0123456789'
 // utime + stime of a process, in clock ticks (USER_HZ, 100 on Linux): 10,000 µs each.
@@ -29,7 +35,8 @@ const startService = async (bundle, port) => {
     STORAGE: 'memory',
     API_KEYS: `bench:${KEY}`,
   }
-  const child = spawn(process.execPath, [bundle], { env, stdio: 'ignore' })
+  const child = spawn(process.execPath, [...STEADY_NODE_FLAGS, bundle], { env, stdio: 'ignore' })
+  await steadyServer(child.pid)
   for (;;) {
     const up = await globalThis.fetch(`http://127.0.0.1:${port}/healthz`).then(
       (res) => res.ok,

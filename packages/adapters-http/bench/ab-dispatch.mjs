@@ -5,7 +5,7 @@
 // Everything else is the same file. Not a test: it asserts nothing and no test runner picks it up. Build first:
 //   pnpm --filter @pets/adapters-http build && node packages/adapters-http/bench/ab-dispatch.mjs
 // The copy goes to dist/.koa-router/ (so that its imports resolve from this package; the build removes it).
-// Options: those of wrk-ab.mjs (--rounds=6, --seconds=4, --connections=16, --kinds=list 20,create,pages).
+// Options: those of wrk-ab.mjs (--rounds=6, --seconds=4, --connections=16, --kinds=list 20,create,pages, --steady=1).
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -8,7 +8,8 @@
 // Options: --rounds=6, --seconds=4 per load, --connections=16, --kinds=list 20,create,pages (all),
 // --edges=1 to serve both as apps/api does (inOrder, answerEveryRequest: serve-memory-app.mjs), where
 // without it the app's callback alone is measured and the connection edges are not on the path; --edges=b
-// to serve B alone so (A is B's build unless --a is given): what the edges cost together.
+// to serve B alone so (A is B's build unless --a is given): what the edges cost together. --steady=1 puts the
+// servers on CPU 0 and wrk on CPU 1, with V8's seeds fixed (wrk-ab.mjs: a run's own bias, about ±4 % without).
 import { resolve } from 'node:path'
 import { forkMemoryApp, serveMemoryApp } from './serve-memory-app.mjs'
 import { compareSides, option } from './wrk-ab.mjs'

@@ -7,6 +7,7 @@ import { fork } from 'node:child_process'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import { STEADY_NODE_FLAGS, steadyServer } from './wrk-ab.mjs'
 
 export const serveMemoryApp = async ({ dist, key, seeded = 0, edges = false }) => {
   const require = createRequire(new URL('../package.json', import.meta.url))
@@ -39,7 +40,10 @@ export const serveMemoryApp = async ({ dist, key, seeded = 0, edges = false }) =
 // on the build at `dist`, with `args` after it; the server's port, its CPU time in µs when asked, and how to
 // stop it.
 export const forkMemoryApp = async (script, dist, args = []) => {
-  const child = fork(new URL(script).pathname, ['serve', dist, ...args])
+  const child = fork(new URL(script).pathname, ['serve', dist, ...args], {
+    execArgv: [...process.execArgv, ...STEADY_NODE_FLAGS],
+  })
+  await steadyServer(child.pid)
   const port = await new Promise((ok) => child.once('message', (m) => ok(m.port)))
   const cpuUs = () =>
     new Promise((ok) => {

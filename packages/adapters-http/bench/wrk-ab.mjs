@@ -9,7 +9,9 @@
 // sides swapped (--a and --b) in some of them. Pinned (the lab and its servers on CPU 0 by `taskset -c 0`, wrk
 // on CPU 1), the same build gave x1.043, x1.033 and x1.041 in three runs; with V8's --hash-seed and
 // --random-seed fixed in both servers and ASLR off (`setarch -R`) as well, x0.998 and x0.982: much of a run's
-// bias is its processes' own draw (hash seeds, addresses), which new processes draw again.
+// bias is its processes' own draw (hash seeds, addresses), which new processes draw again. `--steady=1` (below)
+// under `setarch -R` takes that way: the same build x0.977, x1.003, x1.024 in three runs of 8 rounds (±2.5 %
+// against ±4 %); still judge from several runs.
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -38,8 +40,23 @@ export const KINDS = {
   },
 }
 
-const wrk = (args) =>
-  new Promise((ok, fail) => execFile('wrk', args, (error, stdout) => (error ? fail(error) : ok(stdout))))
+const run = (file, args) =>
+  new Promise((ok, fail) => execFile(file, args, (error, stdout) => (error ? fail(error) : ok(stdout))))
+
+/**
+ * `--steady=1`: each server on CPU 0 (`steadyServer`, with `STEADY_NODE_FLAGS`), wrk on CPU 1, so that neither
+ * side draws its place on the cores, nor its hash and random seeds, anew; run the lab under `setarch -R` too for
+ * the same addresses (ASLR off). Linux's `taskset` (util-linux).
+ */
+export const STEADY = option('steady', '') === '1'
+/** The node flags of a server process under `--steady=1`: V8's hash and random seeds fixed. */
+export const STEADY_NODE_FLAGS = STEADY ? ['--hash-seed=7', '--random-seed=7'] : []
+/** Puts a server process on CPU 0 under `--steady=1`. */
+export const steadyServer = async (pid) => {
+  if (STEADY) await run('taskset', ['-p', '-c', '0', String(pid)])
+}
+
+const wrk = (args) => (STEADY ? run('taskset', ['-c', '1', 'wrk', ...args]) : run('wrk', args))
 
 // One load of `seconds` on a server ({ port, cpuUs }): its CPU µs per request and wrk's requests per second.
 const load = async (server, key, kind, seconds, connections) => {
