@@ -24,6 +24,10 @@ type Heads = {
   kept: Array<Buffer> | null | undefined
   size: number
   lineEnded: boolean
+  // The packet being read: the messages begun in it, whether it began inside a head, whether a body is in it.
+  begunInPacket: number
+  fromHead: boolean
+  bodyInPacket: boolean
 }
 const heads = new WeakMap<object, Heads>()
 const MOST_KEPT = 4096 + 64
@@ -79,11 +83,16 @@ export const watchHeadStarts = (socket: Socket): void => {
     kept: undefined,
     size: 0,
     lineEnded: false,
+    begunInPacket: 0,
+    fromHead: false,
+    bodyInPacket: false,
   }
   heads.set(socket, state)
   parser[begin] = () => {
     state.open = true
     state.before = parser.incoming
+    state.begunInPacket++
+    if (!state.fresh && state.before !== null && hadBody(state.before)) state.bodyInPacket = true
     state.atStart = state.fresh
     state.fresh = false
     state.kept = undefined
@@ -100,17 +109,42 @@ export const watchHeadStarts = (socket: Socket): void => {
     if (state.open) keep(state, parser)
     // The next packet begins a message of its own unless a head or a body is under way.
     state.fresh = !state.open && (last === null || last.complete)
+    state.begunInPacket = 0
+    state.fromHead = state.open
+    state.bodyInPacket = false
   }
 }
 
+// Where in `packet` (the one being read) the head under way began, behind the heads that ended in it before:
+// after the end (an empty line) of each, no head holding one before its own; null behind a body (not known).
+const startInPacket = (state: Heads, packet: Buffer): Buffer | null => {
+  if (state.bodyInPacket) return null
+  let ends = state.begunInPacket - 1 + (state.fromHead ? 1 : 0)
+  let at = 0
+  const skipEmptyLines = () => {
+    while (packet[at] === 0x0d || packet[at] === 0x0a) at++
+  }
+  if (!state.fromHead) skipEmptyLines()
+  for (; ends > 0; ends--) {
+    const end = packet.indexOf('\r\n\r\n', at)
+    if (end < 0) return null
+    at = end + 4
+    skipEmptyLines()
+  }
+  return packet.subarray(at, at + MOST_KEPT)
+}
+
 /**
- * The bytes the head under way on this connection began with, when it began in a packet before the one read
- * last (its request line, as far as it came); null when it began behind a body in its packet, where is not known;
- * undefined when no head began in an earlier packet (the refused packet holds its start, if any).
+ * The bytes the head under way on this connection began with: kept, when it began in a packet before the one
+ * read last (its request line, as far as it came); found in `packet` (the one read last, refused) when it began
+ * there behind other heads; null when it began behind a body in its packet, where is not known; undefined when
+ * it began at the start of the packet read last, or no head is under way.
  */
-export const headStartOf = (socket: object): Buffer | null | undefined => {
+export const headStartOf = (socket: object, packet?: unknown): Buffer | null | undefined => {
   const state = heads.get(socket)
-  if (state === undefined || !state.open || state.kept === undefined) return undefined
+  if (state === undefined || !state.open) return undefined
+  if (state.kept === undefined)
+    return state.atStart || !Buffer.isBuffer(packet) ? undefined : startInPacket(state, packet)
   if (state.kept === null) return null
   return state.kept.length === 1 ? state.kept[0] : Buffer.concat(state.kept, state.size)
 }

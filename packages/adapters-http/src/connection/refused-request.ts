@@ -166,10 +166,10 @@ export const handRefusalToApp = (
   handed.add(socket)
   const start = unknownMethodStart(error)
   if (start === undefined) {
-    // A head begun in an earlier packet starts as kept for it (head-starts.ts), if known: a HEAD's answer has
-    // no body. Else the packet's first line is not the refused request's own behind a request handed over from
-    // the same packet (a head too large behind a HEAD was answered and logged as that HEAD, without a body).
-    const begun = headStartOf(socket)
+    // Where the refused head began (head-starts.ts: in an earlier packet, or behind other heads of its own), if
+    // known: a HEAD's answer has no body. Else the packet's first line is not the refused request's own behind a
+    // request handed over from the same packet (a head too large behind a HEAD was answered as that HEAD).
+    const begun = headStartOf(socket, error.rawPacket)
     const raw = begun === undefined ? (handedOverThisTurn(socket) ? undefined : error.rawPacket) : begun
     refuse(socket, handle, raw ?? undefined, error.code)
     return true
