@@ -28,6 +28,7 @@ type Heads = {
   begunInPacket: number
   fromHead: boolean
   bodyInPacket: boolean
+  inPacket: boolean
 }
 const heads = new WeakMap<object, Heads>()
 const MOST_KEPT = 4096 + 64
@@ -86,6 +87,7 @@ export const watchHeadStarts = (socket: Socket): void => {
     begunInPacket: 0,
     fromHead: false,
     bodyInPacket: false,
+    inPacket: false,
   }
   heads.set(socket, state)
   parser[begin] = () => {
@@ -100,7 +102,11 @@ export const watchHeadStarts = (socket: Socket): void => {
     state.lineEnded = false
   }
   parser[execute] = (ret: unknown) => {
+    // A refusal of this packet is told inside (node's clientError): its messages begun are counted here. Where
+    // node reads the socket in JS (no consume), this is never called, and nothing is found in a packet.
+    state.inPacket = true
     afterPacket(ret)
+    state.inPacket = false
     // node let go of its parser (a CONNECT's, an upgrade's), or refused the packet: nothing more to keep.
     if (parser.socket !== socket || ret instanceof Error) return
     const last = parser.incoming
@@ -144,7 +150,9 @@ export const headStartOf = (socket: object, packet?: unknown): Buffer | null | u
   const state = heads.get(socket)
   if (state === undefined || !state.open) return undefined
   if (state.kept === undefined)
-    return state.atStart || !Buffer.isBuffer(packet) ? undefined : startInPacket(state, packet)
+    return state.atStart || !state.inPacket || !Buffer.isBuffer(packet)
+      ? undefined
+      : startInPacket(state, packet)
   if (state.kept === null) return null
   return state.kept.length === 1 ? state.kept[0] : Buffer.concat(state.kept, state.size)
 }
