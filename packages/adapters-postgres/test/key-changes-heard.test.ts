@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import {
   createPostgresApiKeyStore,
   createPostgresStorage,
+  KEY_LISTENER_LOCK,
   keyListenerName,
   keyListenerPids,
   listenForKeyChangesHeard,
@@ -23,7 +24,7 @@ const name = (s: string) => s as ApiKeyName
 // `keys revoke` waits for the word of each key store listening: once a store has said it heard of a change, it
 // answers nothing from its index in memory until it has read the keys again, so a revoked key is refused there.
 describe('key stores say that they heard of a change of a key', () => {
-  const { open, track } = useFreshDatabases()
+  const { open, session, track } = useFreshDatabases()
   const closing: Array<{ close: () => Promise<void> }> = []
   afterEach(async () => {
     await Promise.all(closing.splice(0).map((c) => c.close()))
@@ -162,5 +163,32 @@ describe('key stores say that they heard of a change of a key', () => {
       reconnectMinMs: 60_000,
     })
     expect(heard.notListening()).toMatchObject({ code: 'ECONNREFUSED' })
+  })
+
+  it('leaves a store to look keys up in PostgreSQL, saying why, while another session holds the lock alone, and counts it once it listens', async () => {
+    const fresh = await open()
+    const holder = await session(fresh)
+    const [classId, objectId] = KEY_LISTENER_LOCK
+    await holder.query('SELECT pg_advisory_lock($1, $2)', [classId, objectId])
+    const errors: Array<Error> = []
+    const made = createPostgresApiKeyStore(fresh.db, {
+      listen: { connectionString: fresh.url, reconnectMinMs: 20, reconnectMaxMs: 100 },
+      onError: (error) => void errors.push(error),
+    })
+    closing.push(made)
+    const { key, record } = await run(made.issue(name('fallback')))
+    await made.start()
+    await pollUntil('the store says why it does not listen', () => errors.length > 0)
+    expect(errors[0]!.message).toMatch(/holds advisory lock \(4242, 4\) alone/)
+    // Not from memory, which it never loaded: from PostgreSQL, and no instance counted as listening.
+    expect(made.fromMemory?.(key)).toBeUndefined()
+    expect(await run(made.authenticate(key))).toEqual(O.some({ keyId: record.id, name: 'fallback' }))
+    expect(await keyListenerPids(fresh.db)).toEqual([])
+    await holder.query('SELECT pg_advisory_unlock($1, $2)', [classId, objectId])
+    await pollUntil(
+      'the store listens once the lock is free',
+      async () => (await keyListenerPids(fresh.db)).length === 1,
+    )
+    await pollUntil('the store serves from memory', () => made.fromMemory?.(key) !== undefined)
   })
 })

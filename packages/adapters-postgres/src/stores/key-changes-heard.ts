@@ -51,14 +51,14 @@ const EARLIER_RELEASES = keyListenerName('animal-store')
 
 /**
  * The backend pids of the LISTEN connections of every key store listening on this database now, whatever
- * their names: the sessions holding KEY_LISTENER_LOCK (pg_locks shows them to every role), and those named
- * as earlier releases named theirs.
+ * their names: the sessions holding KEY_LISTENER_LOCK shared (pg_locks shows them to every role; one holding it
+ * alone is none of ours), and those named as earlier releases named theirs.
  */
 export const keyListenerPids = async (db: Kysely<Database>): Promise<ReadonlyArray<number>> => {
   const { rows } = await sql<{ pid: number }>`
     SELECT pid FROM pg_locks
-    WHERE locktype = 'advisory' AND granted AND classid = ${sql.lit(CLASS)} AND objid = ${sql.lit(OBJECT)}
-      AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    WHERE locktype = 'advisory' AND granted AND mode = 'ShareLock'
+      AND classid = ${sql.lit(CLASS)} AND objid = ${sql.lit(OBJECT)} AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
       AND pid <> pg_backend_pid()
     UNION
     SELECT pid FROM pg_stat_activity
