@@ -9,6 +9,7 @@ import { answeredOnSocket, refusalReason } from './connection/answer-client-erro
 import { clientAddressFinder } from './client-address.js'
 import { answering, wasCut, type CutLine } from './cut-requests.js'
 import { lingerAfterAnswer } from './connection/linger.js'
+import { hasNoContent } from './connection/continue-on-read.js'
 import { observeRequests } from './observe-requests.js'
 import type { ObservedRequest } from './operations-endpoints.js'
 import { preparePetsApi, type PetsApi } from './pets-api.js'
@@ -80,10 +81,7 @@ const stamp = (res: ServerResponse, requestId: string) => {
 // drop the rest to keep the connection, so a client could keep it streaming. A body taken whole is read,
 // though its 'end' may not be emitted yet (a pipelined request's, read as its turn came).
 const bodyLeftUnread = (req: IncomingMessage): boolean =>
-  !req.readableEnded &&
-  !(req.complete && req.readableLength === 0) &&
-  (req.headers['transfer-encoding'] !== undefined ||
-    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0'))
+  !req.readableEnded && !(req.complete && req.readableLength === 0) && !hasNoContent(req)
 
 // The client went away before its answer: node destroys the response with the connection.
 const clientGone = (ctx: HttpContext): boolean => ctx.res.destroyed

@@ -21,8 +21,12 @@ const REASONS: ReadonlyMap<string, string> = new Map([
 export const refusalReason = (error: { readonly code?: string }): string =>
   REASONS.get(error.code ?? '') ?? 'The request is not valid HTTP/1.1.'
 
-// node's refusals of a client too slow: its parser is not in error then, and would read on what still comes.
 const TIMEOUTS: ReadonlySet<string> = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ERR_HTTP_HEADERS_TIMEOUT'])
+/**
+ * Whether node refused a client for its slowness (its request or its headers not in time): node's parser is not
+ * in error then, and would read on what still comes, so such a connection closes at once once answered.
+ */
+export const isTimeoutRefusal = (code: string | undefined): boolean => TIMEOUTS.has(code ?? '')
 
 // The responses of requests the app had whose rest node's parser refused, answered 400 here on the socket.
 const answeredHere = new WeakSet<object>()
@@ -113,7 +117,7 @@ export const answerClientError = (
     // once written: node's parser is not in error then, and what the slow client sent next was handed to the app
     // as a request after its 400, the rest of a head or a request behind a body (linger.test.ts).
     () =>
-      TIMEOUTS.has(error.code ?? '')
+      isTimeoutRefusal(error.code)
         ? socket.destroy()
         : closeAfterLinger(socket as Socket, { parserReads: true }),
   )

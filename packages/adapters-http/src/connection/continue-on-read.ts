@@ -3,9 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 // The requests node handed over without its 100 Continue (answerEveryRequest's `checkContinue`).
 const awaiting = new WeakSet<IncomingMessage>()
 
-// A request whose framing says it has no content (RFC 9112 section 6.3: neither Transfer-Encoding nor a
-// Content-Length, or a Content-Length of 0): all of it has come with its head.
-const hasNoContent = (req: IncomingMessage): boolean => {
+/**
+ * Whether a request's framing says it has no content (RFC 9112 section 6.3: neither Transfer-Encoding nor a
+ * Content-Length, or a Content-Length of 0): all of it has come with its head.
+ */
+export const hasNoContent = (req: { readonly headers: Readonly<Record<string, unknown>> }): boolean => {
   const length = req.headers['content-length']
   return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')
 }

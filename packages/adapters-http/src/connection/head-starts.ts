@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net'
+import { hasNoContent } from './continue-on-read.js'
 
 // node's parser of a connection, as its server keeps it on the socket (guard: private-api-guards.test.ts): the
 // slots it calls as a message begins (kOnMessageBegin, left empty by node's server) and after each packet it read
@@ -33,11 +34,6 @@ type Heads = {
 const heads = new WeakMap<object, Heads>()
 const MOST_KEPT = 4096 + 64
 
-// Whether a request had a body: then bytes of it come between its head and the next, which begins where not known.
-const hadBody = (req: NonNullable<Parser['incoming']>): boolean =>
-  req.headers['transfer-encoding'] !== undefined ||
-  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')
-
 // A packet read ended inside the head under way: the first keeps its start, later ones the rest of its line.
 const keep = (heads: Heads, parser: Parser): void => {
   if (heads.kept === null || heads.lineEnded || heads.size > MOST_KEPT) return
@@ -51,7 +47,7 @@ const keep = (heads: Heads, parser: Parser): void => {
     // under way holds no empty line), else at a place not known.
     const before = heads.before
     const end = packet.lastIndexOf('\r\n\r\n')
-    if (before === null || end < 0 || hadBody(before)) return void (heads.kept = null)
+    if (before === null || end < 0 || !hasNoContent(before)) return void (heads.kept = null)
     start = end + 4
     while (packet[start] === 0x0d || packet[start] === 0x0a) start++
     part = packet.subarray(start, start + MOST_KEPT)
@@ -94,7 +90,7 @@ export const watchHeadStarts = (socket: Socket): void => {
     state.open = true
     state.before = parser.incoming
     state.begunInPacket++
-    if (!state.fresh && state.before !== null && hadBody(state.before)) state.bodyInPacket = true
+    if (!state.fresh && state.before !== null && !hasNoContent(state.before)) state.bodyInPacket = true
     state.atStart = state.fresh
     state.fresh = false
     state.kept = undefined

@@ -1,7 +1,7 @@
 import { IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { refusalReason } from './answer-client-error.js'
+import { isTimeoutRefusal, refusalReason } from './answer-client-error.js'
 import { answerAndClose, closeAtOnce } from './answer-and-close.js'
 import { closeAfterLinger, droppedMeanwhile } from './linger.js'
 import { headStartOf } from './head-starts.js'
@@ -27,8 +27,6 @@ const sentMethods = new WeakMap<IncomingMessage, string>()
 
 /** The method as sent, where the request stands for one whose method node does not know; else undefined. */
 export const sentMethodOf = (req: IncomingMessage): string | undefined => sentMethods.get(req)
-
-const TIMEOUTS: ReadonlySet<string> = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ERR_HTTP_HEADERS_TIMEOUT'])
 
 // Sockets whose refused request the app answers: node's parser, left in its error, refuses every later chunk
 // too (a body that follows, say), and none of those must write over the app's answer.
@@ -78,7 +76,7 @@ const refuse = (socket: Socket, handle: Handler, raw: unknown, code: string | un
   const version = code === 'HPE_INVALID_VERSION' && Buffer.isBuffer(raw) ? requestLineVersion(raw) : undefined
   const said = version === 'HTTP/1.1' || version === 'HTTP/1.0' ? undefined : code
   refusals.set(req, refusalReason(said === undefined ? {} : { code: said }))
-  answerAndClose(req, socket, handle, TIMEOUTS.has(code ?? '') ? closeAtOnce : lingerAfter)
+  answerAndClose(req, socket, handle, isTimeoutRefusal(code) ? closeAtOnce : lingerAfter)
 }
 
 // Heads of unknown methods still arriving, by socket: node's parser refuses each later packet too, and
@@ -159,7 +157,7 @@ export const handRefusalToApp = (
     return false
   // A connection that timed out without sending a byte made no request (a browser's preconnect, a balancer's
   // TCP check): it is closed, with no answer, no line and no count.
-  if (TIMEOUTS.has(error.code ?? '') && socket.bytesRead === 0) {
+  if (isTimeoutRefusal(error.code) && socket.bytesRead === 0) {
     socket.destroy()
     return true
   }
