@@ -78,17 +78,30 @@ const isSchemeByte = (code: number, first: boolean) =>
   ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a) ||
   (!first && ((code >= 0x30 && code <= 0x39) || code === 0x2b || code === 0x2d || code === 0x2e))
 
+type RoutedTarget = { readonly path: string | null; readonly query: string } | undefined
+
+// The target read last and what it says: a request's is read two or three times (its route, its handler's
+// query, its line), from the same url, one after another.
+let lastUrl: string | undefined
+let lastRouted: RoutedTarget
+
 /**
- * The path and query a target routes by, where it is not a plain path (`/...`, which Koa's `ctx.path` reads):
- * an absolute-form one's (`http://host/p?q`, `/` for an empty path) when its scheme and authority are
- * well formed (RFC 3986), undefined when they are not (no URL); a path beginning `//` as it is, up to its query
- * or fragment; `*` as itself; null for any other (a CONNECT's `host:443`, `mailto:x`), which has no path to
- * route. node's url.parse, under Koa's, read `http://a:b/x` as the path `/:b/x` and printed a DEP0170 warning on
- * standard error; `//u@a:b/x#f` too. One pass.
+ * The path and query a target routes by: a path's (`/...`, `//...` as it is), up to its query or fragment; an
+ * absolute-form one's (`http://host/p?q`, `/` for an empty path) when its scheme and authority are well formed
+ * (RFC 3986), undefined when they are not (no URL); `*` as itself; null for any other (a CONNECT's `host:443`,
+ * `mailto:x`), which has no path to route. node's url.parse, under Koa's `ctx.path`, read `http://a:b/x` as the
+ * path `/:b/x` and printed a DEP0170 warning on standard error; `//u@a:b/x#f` too. One pass, once for the same
+ * url read again at once.
  */
-export const routedTarget = (
-  url: string,
-): { readonly path: string | null; readonly query: string } | undefined => {
+export const routedTarget = (url: string): RoutedTarget => {
+  if (url !== lastUrl) {
+    lastRouted = readTarget(url)
+    lastUrl = url
+  }
+  return lastRouted
+}
+
+const readTarget = (url: string): RoutedTarget => {
   if (url === '*') return { path: '*', query: '' }
   if (url.startsWith('/')) {
     const { path, query } = targetOf(url)
