@@ -359,16 +359,19 @@ describe('an answer that says Connection: close, with a request pipelined behind
   })
 })
 
-describe('a chunked body that breaks the parser behind an answer already begun (a 401 for a POST without a key)', () => {
+// answerClientError destroyed the connection at the refusal, or once its 400 was written: the bytes after it were
+// met with a reset (ECONNRESET), which may drop the answer unread (found by bench/fuzz; the 400's: seed 2925387146
+// of master 5005 on PostgreSQL, 8 of 30 replays, on Node 20 and on Node 24).
+describe('a chunked body that breaks the parser, the client still sending', () => {
   let served: ServedApp
   beforeAll(async () => {
     served = await serveApp(memoryApp().options)
   })
   afterAll(() => served.close())
 
-  it('lets that answer end, then closes the connection as a lingering close, not a reset', async () => {
-    const { text, error } = await writeBeforeReading(
-      served.port,
+  it.each([
+    [
+      'behind an answer already begun (a 401 for a POST without a key) lets that answer end',
       [
         [
           0,
@@ -382,25 +385,10 @@ describe('a chunked body that breaks the parser behind an answer already begun (
       ],
       250,
       300,
-    )
-    // answerClientError destroyed the connection at the refusal: the bytes after it were met with a reset
-    // (ECONNRESET), which may drop the 401 unread (found by bench/fuzz).
-    expect(error).toBeUndefined()
-    expect(statusesOf(text)).toEqual(['401'])
-    expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n')
-  })
-})
-
-describe("a body that breaks the parser before its request's answer has begun", () => {
-  let served: ServedApp
-  beforeAll(async () => {
-    served = await serveApp(memoryApp().options)
-  })
-  afterAll(() => served.close())
-
-  it('is answered 400, then the connection closes as a lingering close, not a reset', async () => {
-    const { text, error } = await writeBeforeReading(
-      served.port,
+      '401',
+    ],
+    [
+      "before its request's answer has begun is answered 400",
       [
         // A key: no answer begins before the body is read; a chunk size that is no number breaks it, then more.
         [
@@ -413,14 +401,17 @@ describe("a body that breaks the parser before its request's answer has begun", 
       ],
       200,
       250,
-    )
-    // answerClientError destroyed the connection once its 400 was written: the bytes after it were met with a
-    // reset (ECONNRESET), which dropped the 400 unread (bench/fuzz seed 2925387146 of master 5005 on PostgreSQL:
-    // 8 of 30 replays, on Node 20 and on Node 24).
-    expect(error).toBeUndefined()
-    expect(statusesOf(text)).toEqual(['400'])
-    expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n')
-  })
+      '400',
+    ],
+  ] as const)(
+    '%s, then the connection closes as a lingering close, not a reset',
+    async (_, parts, readAt, endAt, status) => {
+      const { text, error } = await writeBeforeReading(served.port, parts, readAt, endAt)
+      expect(error).toBeUndefined()
+      expect(statusesOf(text)).toEqual([status])
+      expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n')
+    },
+  )
 })
 
 describe("answerClientError, a server's own clientError listener, for bytes that are no request of the app's", () => {

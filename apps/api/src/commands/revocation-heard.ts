@@ -33,12 +33,12 @@ export const listenForRevocationHeard = async (config: AppConfig, { db }: Postgr
       })
       const notListening = listening.notListening()
       if (notListening !== undefined) return cannot(notListening.message)
-      const listed = await keyListenerPids(db).then(
-        (found) => ({ found }),
-        (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-      )
-      if ('error' in listed) return cannot(listed.error)
-      const pids = listed.found
+      let pids: ReadonlyArray<number>
+      try {
+        pids = await keyListenerPids(db)
+      } catch (error) {
+        return cannot(error instanceof Error ? error.message : String(error))
+      }
       if (pids.length === 0)
         return {
           line:
